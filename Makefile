@@ -1,0 +1,44 @@
+# capkit: `make test` and `make reproduce` bootstrap .venv on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.capkit-installed
+SHARED_DATA := $(abspath ../shared/data)
+export CAPKIT_DATA ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: test reproduce quick notebooks lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+## test: unit, property and conformance tests, then nbval over the stored notebooks
+test: $(STAMP)
+	$(BIN)/ruff check capkit tests benchmarks
+	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q --nbval --nbval-current-env -p no:randomly notebooks
+
+## reproduce: execute every experiment notebook, write figures/ and figures/claims.md
+reproduce: $(STAMP)
+	$(BIN)/capkit reproduce
+
+## quick: the same with each experiment's quick parameters
+quick: $(STAMP)
+	$(BIN)/capkit reproduce --quick
+
+## notebooks: refresh the stored notebooks' outputs (what nbval compares against)
+notebooks: $(STAMP)
+	$(BIN)/capkit reproduce --store
+
+lint: $(STAMP)
+	$(BIN)/ruff check capkit tests benchmarks
+
+bench: $(STAMP)
+	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf build .pytest_cache .hypothesis

@@ -1,0 +1,249 @@
+"""The CAP risk measure of Baillargeon & Charest (2020) on aligned count tables.
+
+Notation of the paper (Section 2.1): ``o[i, j]`` counts original records with target T_i and
+key K_j, ``s[i, j]`` the same for the synthetic data set S; n = sum(o), m = sum(s),
+m_j = sum_i s[i, j]. Rows are targets, columns are keys. Every function takes dense numpy arrays
+or ``scipy.sparse`` matrices (as produced by :func:`capkit.tables.crosstab` for large tables).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from capkit.errors import CapkitError
+from capkit.tables import Table, crosstab
+
+
+def as_count_table(table: object, name: str) -> Table:
+    """Validate a count table: 2-D, finite, non-negative, integer-valued.
+
+    Returns an int64 numpy array, or a CSR sparse array for sparse input. Raises
+    :class:`CapkitError` naming ``name`` otherwise. The input is never modified.
+    """
+    if sparse.issparse(table):
+        matrix = sparse.csr_array(table)
+        values = matrix.data
+    else:
+        try:
+            matrix = np.asarray(table)
+        except (TypeError, ValueError) as exc:
+            raise CapkitError(f"{name} must be a 2-D table of counts") from exc
+        values = matrix
+    if matrix.ndim != 2:
+        raise CapkitError(f"{name} must be a 2-D table (targets x keys), got {matrix.ndim} dims")
+    if not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)
+            or values.dtype == np.bool_):
+        raise CapkitError(f"{name} must hold numbers (counts), got dtype {values.dtype}")
+    if values.size:
+        if np.issubdtype(values.dtype, np.floating):
+            if not np.isfinite(values).all():
+                raise CapkitError(f"{name} holds NaN or infinite values; counts must be finite")
+            if (values != np.round(values)).any():
+                raise CapkitError(f"{name} holds non-integer values; counts must be whole numbers")
+        if (values < 0).any():
+            raise CapkitError(f"{name} holds negative values; counts must be >= 0")
+    if sparse.issparse(matrix):
+        return sparse.csr_array(
+            (values.astype(np.int64), matrix.indices, matrix.indptr), shape=matrix.shape
+        )
+    return matrix.astype(np.int64)
+
+
+def _pair(o: object, s: object) -> tuple[Table, Table]:
+    o_t, s_t = as_count_table(o, "o (original table)"), as_count_table(s, "s (synthetic table)")
+    if o_t.shape != s_t.shape:
+        raise CapkitError(
+            f"o and s must have the same shape (targets x keys), got {o_t.shape} and {s_t.shape}"
+        )
+    if o_t.sum() == 0:
+        raise CapkitError("o (original table) holds no records")
+    if s_t.sum() == 0:
+        raise CapkitError("s (synthetic table) holds no records; the CAP needs a non-empty S")
+    if sparse.issparse(o_t) != sparse.issparse(s_t):
+        o_t, s_t = sparse.csr_array(o_t), sparse.csr_array(s_t)
+    return o_t, s_t
+
+
+def _column_sums(table: Table) -> np.ndarray:
+    return np.asarray(table.sum(axis=0)).ravel()
+
+
+def _individual(s: Table) -> Table:
+    m_j = _column_sums(s)
+    if sparse.issparse(s):
+        scale = np.divide(1.0, m_j, out=np.zeros(len(m_j)), where=m_j > 0)
+        return sparse.csr_array(s.multiply(scale[np.newaxis, :]))
+    return np.divide(s, m_j, out=np.zeros(s.shape), where=m_j > 0)
+
+
+def individual_cap(o: object, s: object) -> Table:
+    """Individual CAP of a record in each cell (Definition 1).
+
+    ``CAP[i, j] = s[i, j] / m_j``: the share of synthetic records with key K_j that have target
+    T_i, and 0 where key K_j is absent from S (m_j = 0). Every original record in cell (i, j)
+    has this CAP. ``o`` is only checked for shape.
+
+    Returns
+    -------
+    (I, J) float array (sparse when the input is sparse).
+    """
+    _, s_t = _pair(o, s)
+    return _individual(s_t)
+
+
+def _attributed(o: Table, s: Table) -> tuple[float, np.ndarray]:
+    """Sum over records of their CAP, and the key totals m_j."""
+    m_j = _column_sums(s)
+    if sparse.issparse(o):
+        numerators = _column_sums(sparse.csr_array(o.multiply(s)))
+    else:
+        numerators = (o * s).sum(axis=0)
+    present = m_j > 0
+    return float((numerators[present] / m_j[present]).sum()), m_j
+
+
+def average_cap(o: object, s: object, version: int = 1) -> float:
+    """Average CAP of original data O with synthetic data S.
+
+    Version 1 (Definition 2) averages the individual CAPs of all n original records, a record
+    whose key is absent from S counting 0. Version 2 (Definition 3) averages over the n - |A|
+    records whose key appears in S.
+
+    Parameters
+    ----------
+    o, s
+        (I, J) count tables, rows = targets, columns = keys.
+    version
+        1 or 2.
+
+    Raises
+    ------
+    CapkitError
+        For a version other than 1 or 2, bad tables, or version 2 when no key of the original
+        appears in S (|A| = n: undefined, Definition 3).
+    """
+    if version not in (1, 2):
+        raise CapkitError(f"version must be 1 or 2 (Definitions 2 and 3), got {version!r}")
+    o_t, s_t = _pair(o, s)
+    total, m_j = _attributed(o_t, s_t)
+    n = int(o_t.sum())
+    if version == 1:
+        return total / n
+    covered = int(_column_sums(o_t)[m_j > 0].sum())
+    if covered == 0:
+        raise CapkitError(
+            "average CAP version 2 is undefined: no key of the original data appears in the "
+            "synthetic data (|A| = n, Definition 3)"
+        )
+    return total / covered
+
+
+def correct_predictions(o: object, s: object) -> float:
+    """Expected number of original records an intruder predicts right (Section 4).
+
+    The intruder predicts, for each record, the most frequent synthetic target of the record's
+    key. When several targets tie for the maximum the prediction is taken uniformly among them
+    (so the expected count averages o over the tied targets); a key absent from S gets no
+    prediction and contributes 0.
+    """
+    o_t, s_t = _pair(o, s)
+    m_j = _column_sums(s_t)
+    if sparse.issparse(s_t):
+        coo = sparse.coo_array(s_t)
+        coo.eliminate_zeros()
+        column_max = np.asarray(s_t.max(axis=0).toarray()).ravel()
+        tied = coo.data == column_max[coo.col]
+        rows, cols = coo.row[tied], coo.col[tied]
+        n_tied = np.bincount(cols, minlength=s_t.shape[1])
+        hits = np.bincount(cols, weights=o_t[rows, cols], minlength=s_t.shape[1])
+    else:
+        tied = (s_t == s_t.max(axis=0)) & (m_j > 0)
+        n_tied = tied.sum(axis=0)
+        hits = (o_t * tied).sum(axis=0)
+    present = n_tied > 0
+    return float((hits[present] / n_tied[present]).sum())
+
+
+def baseline_cap(o: object) -> float:
+    """Baseline CAP from the univariate target distribution of the original data.
+
+    An intruder who knows only the target's marginal distribution attributes target T_i with
+    probability p_i = o_i. / n; averaged over the n records this is sum_i p_i^2 (the baseline
+    Baillargeon & Charest mention in Section 5, after Taub et al.; synthpop's baseCAPd / 100).
+    """
+    o_t = as_count_table(o, "o (original table)")
+    n = int(o_t.sum())
+    if n == 0:
+        raise CapkitError("o (original table) holds no records")
+    p = np.asarray(o_t.sum(axis=1)).ravel() / n
+    return float((p**2).sum())
+
+
+def record_cap(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    keys: str | Sequence[str],
+    target: str | Sequence[str],
+    *,
+    dropna: bool = False,
+) -> pd.Series:
+    """Individual CAP (Definition 1) of every original record, indexed like ``original``.
+
+    Counts come from one :func:`capkit.tables.crosstab` pass; each record takes its cell's CAP.
+    Records dropped with ``dropna=True`` get NaN. ``record_cap(...).mean()`` is the average CAP,
+    version 1.
+    """
+    table = crosstab(original, synthetic, keys, target, dropna=dropna)
+    cap = _individual(as_count_table(table.synthetic, "synthetic counts"))
+    i, j = table.record_cell[:, 0], table.record_cell[:, 1]
+    kept = i >= 0
+    values = np.full(len(i), np.nan)
+    if sparse.issparse(cap):
+        values[kept] = np.asarray(cap[i[kept], j[kept]]).ravel()
+    else:
+        values[kept] = cap[i[kept], j[kept]]
+    return pd.Series(values, index=original.index, name="CAP")
+
+
+def average_cap_stack(o: object, s_stack: np.ndarray, version: int = 1) -> np.ndarray:
+    """Average CAP of O with each of a stack of synthetic tables, vectorised.
+
+    Parameters
+    ----------
+    o
+        (I, J) original counts.
+    s_stack
+        (N, I, J) synthetic counts (e.g. from :func:`capkit.sampling.uniform_tables`).
+    version
+        1 (Definition 2) or 2 (Definition 3).
+
+    Returns
+    -------
+    (N,) float array. For version 2 an entry is NaN where the synthetic table covers no key of
+    the original (undefined, Definition 3); an empty synthetic table gives 0 for version 1.
+    """
+    if version not in (1, 2):
+        raise CapkitError(f"version must be 1 or 2 (Definitions 2 and 3), got {version!r}")
+    o_t = as_count_table(o, "o (original table)")
+    if sparse.issparse(o_t):
+        o_t = o_t.toarray()
+    stack = np.asarray(s_stack)
+    if stack.ndim != 3 or stack.shape[1:] != o_t.shape:
+        raise CapkitError(f"s_stack must have shape (N, {o_t.shape[0]}, {o_t.shape[1]}), "
+                          f"got {stack.shape}")
+    if (stack < 0).any():
+        raise CapkitError("s_stack holds negative values; counts must be >= 0")
+    n = o_t.sum()
+    if n == 0:
+        raise CapkitError("o (original table) holds no records")
+    m_j = stack.sum(axis=1)
+    numerators = (o_t[np.newaxis] * stack).sum(axis=1)
+    totals = np.divide(numerators, m_j, out=np.zeros(m_j.shape), where=m_j > 0).sum(axis=1)
+    if version == 1:
+        return totals / n
+    covered = ((m_j > 0) * o_t.sum(axis=0)[np.newaxis]).sum(axis=1)
+    return np.divide(totals, covered, out=np.full(len(totals), np.nan), where=covered > 0)

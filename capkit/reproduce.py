@@ -1,0 +1,156 @@
+"""Run the experiments: papermill executes each notebook with its parameters, the claims each
+notebook writes are gathered into ``figures/claims.md`` and ``figures/claims.json``.
+
+An experiment is a YAML file in ``experiments/``::
+
+    name: cap_measure
+    notebook: notebooks/01_cap_measure.ipynb
+    parameters: {}            # full run
+    quick_parameters: {}      # --quick (smaller, for a fast check)
+    outputs: []               # figures the notebook must write (stems)
+
+Executed copies go to ``build/executed/`` (kept out of git); the stored notebooks in
+``notebooks/`` are refreshed with ``capkit reproduce --store`` (``make notebooks``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from capkit import claims as claims_mod
+from capkit.errors import CapkitError
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One notebook run, as described by an ``experiments/*.yaml`` file."""
+
+    name: str
+    notebook: Path
+    parameters: dict[str, Any] = field(default_factory=dict)
+    quick_parameters: dict[str, Any] = field(default_factory=dict)
+    outputs: tuple[str, ...] = ()
+
+
+def load_experiments(root: Path) -> list[Experiment]:
+    """All experiments under ``root/experiments``, ordered by notebook name."""
+    found = []
+    for path in sorted((root / "experiments").glob("*.yaml")):
+        spec = yaml.safe_load(path.read_text()) or {}
+        for required in ("name", "notebook"):
+            if required not in spec:
+                raise CapkitError(f"experiment file {path.name} lacks {required!r}")
+        found.append(Experiment(
+            name=spec["name"], notebook=root / spec["notebook"],
+            parameters=spec.get("parameters") or {},
+            quick_parameters=spec.get("quick_parameters") or {},
+            outputs=tuple(spec.get("outputs") or ()),
+        ))
+    return sorted(found, key=lambda e: e.notebook.name)
+
+
+def strip_run_metadata(path: Path) -> None:
+    """Remove papermill's timings from a notebook so stored copies are stable."""
+    nb = json.loads(path.read_text())
+    nb.get("metadata", {}).pop("papermill", None)
+    for cell in nb.get("cells", []):
+        cell.get("metadata", {}).pop("papermill", None)
+        cell.get("metadata", {}).pop("execution", None)
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+
+
+def run(
+    root: Path,
+    *,
+    quick: bool = False,
+    only: str | None = None,
+    store: bool = False,
+) -> list[claims_mod.Ledger]:
+    """Execute the experiments and write the claims ledger.
+
+    Parameters
+    ----------
+    root
+        Project folder (holds ``experiments/``, ``notebooks/``, ``figures/``).
+    quick
+        Use each experiment's ``quick_parameters`` on top of its ``parameters``.
+    only
+        Run only the experiment with this name.
+    store
+        Execute the notebooks in place (refreshing their stored outputs) instead of into
+        ``build/executed``.
+
+    Returns
+    -------
+    The ledgers of the experiments run.
+    """
+    import papermill
+
+    experiments = load_experiments(root)
+    if only is not None:
+        experiments = [e for e in experiments if e.name == only]
+        if not experiments:
+            raise CapkitError(f"no experiment named {only!r} in {root / 'experiments'}")
+    figures = root / "figures"
+    claims_dir = root / "build" / "claims"
+    executed = root / "build" / "executed"
+    executed.mkdir(parents=True, exist_ok=True)
+    ledgers = []
+    for exp in experiments:
+        parameters = dict(exp.parameters)
+        if quick:
+            parameters.update(exp.quick_parameters)
+        claims_path = claims_dir / f"{exp.name}.json"
+        claims_path.unlink(missing_ok=True)
+        parameters["claims_path"] = str(claims_path.resolve())
+        parameters["figures_dir"] = str(figures.resolve())
+        output = exp.notebook if store else executed / exp.notebook.name
+        if store:
+            # stored notebooks keep their default, relative parameters
+            parameters.pop("claims_path")
+            parameters.pop("figures_dir")
+        papermill.execute_notebook(
+            str(exp.notebook), str(output), parameters=parameters,
+            cwd=str(exp.notebook.parent), progress_bar=True, kernel_name="python3",
+        )
+        if store:
+            strip_run_metadata(output)
+            continue
+        if not claims_path.exists():
+            raise CapkitError(f"notebook {exp.notebook.name} wrote no claims to {claims_path}")
+        missing = [s for s in exp.outputs if not (figures / f"{s}.png").exists()]
+        if missing:
+            raise CapkitError(f"notebook {exp.notebook.name} did not write figures {missing}")
+        ledgers.append(claims_mod.load(claims_path))
+    if not store:
+        write_ledger(root, only_update=only is not None, ledgers=ledgers)
+    return ledgers
+
+
+def write_ledger(root: Path, *, ledgers: list[claims_mod.Ledger], only_update: bool) -> None:
+    """Write ``figures/claims.md`` and ``figures/claims.json`` from the ledgers.
+
+    With ``only_update`` the ledgers of experiments not run this time are kept from the
+    previous ``claims.json``.
+    """
+    out_json = root / "figures" / "claims.json"
+    by_name: dict[str, claims_mod.Ledger] = {}
+    if only_update and out_json.exists():
+        for payload in json.loads(out_json.read_text()):
+            by_name[payload["name"]] = claims_mod.Ledger(
+                payload["name"], [claims_mod.Claim(**c) for c in payload["claims"]])
+    for ledger in ledgers:
+        by_name[ledger.name] = ledger
+    order = [e.name for e in load_experiments(root)]
+    final = sorted(by_name.values(),
+                   key=lambda lg: order.index(lg.name) if lg.name in order else len(order))
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(
+        [{"name": lg.name, "claims": [c.__dict__ for c in lg.claims]} for lg in final],
+        indent=1, sort_keys=True) + "\n")
+    (root / "figures" / "claims.md").write_text(claims_mod.ledger_markdown(final))

@@ -331,3 +331,34 @@ def crosstab(
         record_cell=cells_o,
         synthetic_record_cell=cells_s,
     )
+
+
+def records_from_counts(
+    counts: np.ndarray,
+    targets: Sequence[object],
+    keys: Sequence[object],
+    *,
+    target_name: str = "target",
+    key_name: str = "key",
+) -> pd.DataFrame:
+    """The records behind a target x key count table (the inverse of :func:`crosstab`).
+
+    Records come cell by cell in row-major order (target, then key), each cell repeated as often
+    as its count; both columns are categoricals with the given level order. Useful to run the
+    frame-level functions on the papers' tables.
+    """
+    table = np.asarray(counts)
+    if table.ndim != 2 or table.shape != (len(targets), len(keys)):
+        raise CapkitError(
+            f"counts must have shape ({len(targets)}, {len(keys)}) to match targets and keys, "
+            f"got {table.shape}"
+        )
+    if (table < 0).any():
+        raise CapkitError("counts hold negative values")
+    flat = table.ravel().astype(np.int64)
+    cells = np.repeat(np.arange(flat.size), flat)
+    i, j = np.divmod(cells, table.shape[1])
+    return pd.DataFrame({
+        key_name: pd.Categorical.from_codes(j, categories=list(keys)),
+        target_name: pd.Categorical.from_codes(i, categories=list(targets)),
+    })

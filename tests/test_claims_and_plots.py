@@ -1,0 +1,110 @@
+"""Claims ledger rules, the ledger files, deterministic figure saving, experiment loading."""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+import pytest
+
+from capkit import claims, plots, reproduce
+from capkit.errors import CapkitError
+
+
+@pytest.mark.parametrize(
+    "paper, reproduced, rule, kwargs, ok",
+    [
+        (0.31, 0.3074, "round", {"decimals": 2}, True),
+        (0.31, 0.3151, "round", {"decimals": 2}, False),
+        (134, 134.0, "exact", {}, True),
+        (Fraction(1, 3), 1 / 3, "exact", {}, False),  # a float is not exactly 1/3
+        (Fraction(1, 3), Fraction(2, 6), "exact", {}, True),
+        (1.0, 1.05, "abs_tol", {"tol": 0.1}, True),
+        (1.0, 1.2, "rel_tol", {"tol": 0.1}, False),
+        (0.5, 0.4, "le", {}, True),
+        (0.5, 0.5, "lt", {}, False),
+        ((13.6, 14.9), 14.0, "between", {}, True),
+        ((13.6, 14.9), 15.0, "between", {}, False),
+        ("yes", True, "true", {}, True),
+        ("yes", False, "true", {}, False),
+    ],
+)
+def test_rules(paper, reproduced, rule, kwargs, ok):
+    claim = claims.make_claim("c", "src", "stmt", paper, reproduced, rule, **kwargs)
+    assert claim.ok is ok
+
+
+def test_differs_needs_a_reason_and_never_fails():
+    with pytest.raises(CapkitError, match="note"):
+        claims.make_claim("c", "s", "t", 1, 2, "differs")
+    claim = claims.make_claim("c", "s", "t", 1, 2, "differs", note="synthpop 1.9-2 gives 2")
+    assert claim.ok and claim.verdict == claims.DIFFERS
+
+
+def test_bad_rule_arguments():
+    with pytest.raises(CapkitError, match="rule must be"):
+        claims.make_claim("c", "s", "t", 1, 1, "approx")
+    with pytest.raises(CapkitError, match="tol"):
+        claims.make_claim("c", "s", "t", 1, 1, "abs_tol")
+    with pytest.raises(CapkitError, match="decimals"):
+        claims.make_claim("c", "s", "t", 1, 1, "round")
+
+
+def test_ledger_roundtrip_and_markdown(tmp_path):
+    ledger = claims.Ledger("demo")
+    ledger.check("a", "Table 7", "average CAP", 0.31, 0.3074, "round", decimals=2)
+    ledger.check("b", "Sec. 4", "predictions", 134, 133, "exact")
+    with pytest.raises(CapkitError, match="used twice"):
+        ledger.check("a", "x", "y", 1, 1)
+    assert not ledger.ok
+    path = tmp_path / "sub" / "demo.json"
+    ledger.save(path)
+    again = claims.load(path)
+    assert again.claims == ledger.claims
+    text = claims.ledger_markdown([again])
+    assert "1 reproduced" in text and "1 not reproduced" in text
+    assert "| b | Sec. 4 | predictions | 134 | 133 | exact | NOT reproduced |" in text
+    ledger.save(None)  # no-op under nbval
+
+
+def test_ledger_file_written_by_reproduce(tmp_path):
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "x.yaml").write_text("name: x\nnotebook: notebooks/01_x.ipynb\n")
+    ledger = claims.Ledger("x")
+    ledger.check("a", "s", "t", 1, 1)
+    reproduce.write_ledger(tmp_path, ledgers=[ledger], only_update=False)
+    assert "**1 claims: 1 reproduced" in (tmp_path / "figures" / "claims.md").read_text()
+    assert [e.name for e in reproduce.load_experiments(tmp_path)] == ["x"]
+
+
+def test_experiment_file_must_name_its_notebook(tmp_path):
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "bad.yaml").write_text("name: bad\n")
+    with pytest.raises(CapkitError, match="lacks 'notebook'"):
+        reproduce.load_experiments(tmp_path)
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_save_is_byte_identical(tmp_path):
+    def draw():
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.plot([0, 1, 2], [1, 0, 2], color="tab:red")
+        ax.set_title("CAP")
+        return fig
+
+    first = plots.save(draw(), "demo", tmp_path / "a")
+    second = plots.save(draw(), "demo", tmp_path / "b")
+    assert [p.suffix for p in first] == [".png", ".svg"]
+    assert [_digest(p) for p in first] == [_digest(p) for p in second]
+    plt.close("all")
+
+
+def test_save_rejects_paths_as_names(tmp_path):
+    fig = plt.figure()
+    with pytest.raises(CapkitError, match="plain file stem"):
+        plots.save(fig, "sub/dir", tmp_path)
+    plt.close(fig)

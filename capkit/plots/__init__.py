@@ -12,14 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
-matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from capkit.errors import CapkitError  # noqa: E402
+from capkit.errors import CapkitError
 
 #: Default folder for figures: $CAPKIT_FIGURES, else ./figures.
 DEFAULT_FOLDER = "figures"

@@ -1,0 +1,324 @@
+"""capkit.synth: the sequential CART synthesiser (spec synthpop-syn-cart.md).
+
+* the tree is checked against a slow recursive rpart-like reference written here (loops over
+  records and candidate splits; spec 4.3), on small random data;
+* the deterministic parts of syn() (methods, expanded visit sequence, predictor order, v.NA /
+  v.0 reconstruction, levels and dtypes) against the spec's SD2011 example;
+* reproducibility, donors (every synthetic value occurs in the original), bad input;
+* a fast statistical smoke test on an SD2011 subsample (the 20-seed validation is in
+  benchmarks/bench_synth.py and notebooks/05_sd2011.ipynb).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from capkit.errors import CapkitError
+from capkit.synth import _cart, syn
+
+DATA = Path(os.environ.get("CAPKIT_DATA")
+            or Path(__file__).resolve().parents[2] / "shared" / "data")
+HAVE_SD = (DATA / "SD2011.rda").is_file()
+VARS = ["sex", "age", "region", "placesize", "depress", "income", "ls", "marital", "workab"]
+
+
+# ---------------------------------------------------------------- slow reference CART ----------
+
+def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_exhaustive=10):
+    """Recursive rpart-like tree: returns the leaves as sets of training row indices."""
+    n = len(y)
+    minsplit = 3 * minbucket
+
+    def risk(rows):
+        if classification:
+            cnt = [sum(1 for r in rows if y[r] == c) for c in range(C)]
+            return len(rows) - max(cnt)
+        mu = sum(y[r] for r in rows) / len(rows)
+        return sum((y[r] - mu) ** 2 for r in rows)
+
+    def impurity_gain(left, right):
+        def part(rows):
+            if classification:
+                return sum(sum(1 for r in rows if y[r] == c) ** 2 for c in range(C)) / len(rows)
+            return sum(y[r] for r in rows) ** 2 / len(rows)
+        return part(left) + part(right) - part(left + right)
+
+    alpha = cp * risk(list(range(n)))
+
+    def best_split(rows):
+        best = (-np.inf, None)
+        for j in range(X.shape[1]):
+            if not is_cat[j]:
+                vals = sorted(set(X[r, j] for r in rows))
+                cands = [(a + b) / 2 for a, b in zip(vals[:-1], vals[1:], strict=True)]
+                sides = [[r for r in rows if X[r, j] < t] for t in cands]
+            else:
+                cats = sorted(set(int(X[r, j]) for r in rows))
+                if classification and C >= 3 and nlev[j] <= max_exhaustive:
+                    subsets = [set(s) for q in range(1, len(cats))
+                               for s in itertools.combinations(cats, q)]
+                else:
+                    # anova: order by mean y; 2 classes: by the share of class 0; 3+ classes
+                    # with many levels (capkit's documented heuristic): every class's share
+                    def key(c, cls, j=j):
+                        rr = [r for r in rows if X[r, j] == c]
+                        if classification:
+                            return sum(1 for r in rr if y[r] == cls) / len(rr)
+                        return sum(y[r] for r in rr) / len(rr)
+                    freq = [sum(1 for r in rows if y[r] == c) for c in range(C)]
+                    classes = sorted(range(C), key=lambda c: -freq[c]) if C >= 3 else [0]
+                    subsets = []
+                    for cls in classes:
+                        ordered = sorted(cats, key=lambda c, cls=cls: (key(c, cls), c))
+                        subsets += [set(ordered[:q]) for q in range(1, len(ordered))]
+                sides = [[r for r in rows if int(X[r, j]) in s] for s in subsets]
+            for left in sides:
+                right = [r for r in rows if r not in set(left)]
+                if len(left) < minbucket or len(right) < minbucket:
+                    continue
+                g = impurity_gain(left, right)
+                if g > best[0] + 1e-9 * abs(best[0] if np.isfinite(best[0]) else 0):
+                    best = (g, (left, right))
+        return best
+
+    def grow(rows, depth):
+        """Returns (subtree, S, s, c); subtree = list of leaves (row sets)."""
+        R = risk(rows)
+        if len(rows) < minsplit or depth >= 30 or R <= alpha:
+            return [frozenset(rows)], R, 0, alpha
+        gain, split = best_split(rows)
+        if split is None or gain <= 0:
+            return [frozenset(rows)], R, 0, alpha
+        lt, SL, sL, cL = grow(split[0], depth + 1)
+        rt, SR, sR, cR = grow(split[1], depth + 1)
+        RL, RR = risk(split[0]), risk(split[1])
+        cN = (R - SL - SR) / (sL + sR + 1)
+        if cR > cL:
+            if cN > cL:
+                SL, sL = RL, 0
+                cN = (R - SL - SR) / (sL + sR + 1)
+            if cN > cR:
+                SR, sR = RR, 0
+                cN = (R - SL - SR) / (sL + sR + 1)
+        else:
+            if cN > cR:
+                SR, sR = RR, 0
+                cN = (R - SL - SR) / (sL + sR + 1)
+            if cN > cL:
+                SL, sL = RL, 0
+                cN = (R - SL - SR) / (sL + sR + 1)
+        if cN <= alpha:
+            return [frozenset(rows)], R, 0, cN
+        return lt + rt, SL + SR, sL + sR + 1, cN
+
+    return set(grow(list(range(n)), 0)[0])
+
+
+def _fast_leaves(tree, X, is_cat):
+    leaf = _cart.route(tree, X, is_cat)
+    return {frozenset(np.flatnonzero(leaf == v).tolist()) for v in np.unique(leaf)}
+
+
+def _random_problem(seed, n, classification, C=3):
+    rng = np.random.default_rng(seed)
+    x0 = rng.normal(size=n).round(3)
+    x1 = rng.integers(0, 5, size=n).astype(float)           # categorical, 5 levels
+    x2 = rng.integers(0, 12, size=n).astype(float)          # categorical, 12 levels
+    x3 = rng.uniform(size=n).round(2)
+    X = np.column_stack([x0, x1, x2, x3])
+    is_cat = np.array([False, True, True, False])
+    nlev = np.array([0, 5, 12, 0])
+    signal = 1.5 * x0 + (x1 == 2) - (x2 % 3 == 0) + rng.normal(size=n)
+    if classification:
+        y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, C + 1)[1:-1]))
+    else:
+        y = signal + rng.normal(scale=0.01, size=n)
+    return X, is_cat, nlev, y
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("classification,C", [(False, 0), (True, 2), (True, 3)])
+def test_cart_matches_slow_reference(seed, classification, C):
+    X, is_cat, nlev, y = _random_problem(seed, 70, classification, C)
+    fast = _cart.fit(X, is_cat, nlev, y, classification, n_classes=C)
+    ref = _ref_tree(X, is_cat, nlev, y, classification, C)
+    assert _fast_leaves(fast, X, is_cat) == ref
+    # leaves respect minbucket, training records reach leaves
+    leaf = _cart.route(fast, X, is_cat)
+    assert (fast.left[leaf] < 0).all()
+    assert np.bincount(leaf)[np.unique(leaf)].min() >= 5
+
+
+def test_cart_classification_collapses_splits_that_do_not_reduce_errors():
+    # y is pure noise except one strong split: Gini may split further, but rpart's collapse
+    # keeps only subtrees that reduce misclassifications (spec 4.3)
+    x = np.arange(40, dtype=float)[:, None]
+    y = (np.arange(40) >= 20).astype(int)
+    tree = _cart.fit(x, np.array([False]), np.array([0]), y, True, n_classes=2)
+    assert int((tree.left >= 0).sum()) == 1
+    assert tree.thr[0] == 19.5
+
+
+def test_route_unseen_category_goes_to_larger_child_and_ties_stop():
+    X = np.array([[0.0]] * 10 + [[1.0]] * 20)
+    y = np.array([0.0] * 10 + [5.0] * 20)
+    tree = _cart.fit(X, np.array([True]), np.array([3]), y, False, minbucket=5)
+    assert tree.left[0] >= 0
+    node = _cart.route(tree, np.array([[2.0]]), np.array([True]))  # level 2 absent
+    big = tree.left[0] if tree.n[tree.left[0]] > tree.n[tree.right[0]] else tree.right[0]
+    assert node[0] == big
+    Xt = np.array([[0.0]] * 10 + [[1.0]] * 10)
+    tree = _cart.fit(Xt, np.array([True]), np.array([3]), y[:20] * 0 + np.repeat([0, 5], 10),
+                     False, minbucket=5)
+    assert _cart.route(tree, np.array([[2.0]]), np.array([True]))[0] == 0  # tie: stop at root
+
+
+# ---------------------------------------------------------------- syn() ------------------------
+
+@pytest.fixture(scope="module")
+def sd():
+    if not HAVE_SD:
+        pytest.skip("SD2011 not available (set CAPKIT_DATA)")
+    from capkit.datasets import load_sd2011
+
+    return load_sd2011(DATA, progress=False)[VARS]
+
+
+@pytest.fixture(scope="module")
+def sd_small(sd):
+    return sd.sample(1500, random_state=3).reset_index(drop=True)
+
+
+def test_methods_and_expanded_visit_sequence_match_spec(sd_small):
+    r = syn(sd_small, m=1, seed=1, cont_na={"income": [-8]}, progress=False)
+    assert r.method == {"sex": "sample", **{c: "cart" for c in VARS[1:]}}
+    names = [e[0] for e in r.expanded]
+    assert names == ["sex", "age", "region", "placesize", "depress.NA", "depress.0",
+                     "income.NA", "income.0", "ls", "marital", "workab"]
+    preds = {e[0]: e[2] for e in r.expanded}
+    assert preds["ls"] == ["sex", "age", "region", "placesize", "depress.0", "depress.NA",
+                           "income.0", "income.NA"]
+    assert preds["depress.0"] == ["sex", "age", "region", "placesize"]
+    assert r.cont_na["income"] == [-8] and r.cont_na["age"] is None
+    assert r.visit_sequence == VARS and r.seed == 1 and r.k == len(sd_small)
+
+
+def test_output_types_levels_and_donors(sd_small):
+    before = sd_small.copy()
+    r = syn(sd_small, m=2, seed=5, cont_na={"income": -8}, progress=False)
+    pd.testing.assert_frame_equal(sd_small, before)  # input not modified
+    assert len(r.syn) == 2
+    for s in r.syn:
+        assert list(s.columns) == VARS
+        assert (s.dtypes == sd_small.dtypes).all()
+        for c in VARS:
+            if isinstance(sd_small[c].dtype, pd.CategoricalDtype):
+                assert list(s[c].cat.categories) == list(sd_small[c].cat.categories)
+        for c in ("age", "depress", "income"):
+            assert np.isin(s[c].dropna(), sd_small[c].dropna()).all()
+        # missing and special values appear (v.NA reconstruction), at plausible rates
+        assert 0 < s["income"].isna().sum() < 3 * sd_small["income"].isna().sum()
+        assert 0 < (s["income"] == -8).sum() < 3 * (sd_small["income"] == -8).sum()
+    assert not r.syn[0].equals(r.syn[1])
+
+
+def test_reproducible_from_one_seed(sd_small):
+    a = syn(sd_small, m=2, seed=11, progress=False)
+    b = syn(sd_small, m=2, seed=11, progress=False)
+    c = syn(sd_small, m=2, seed=12, progress=False)
+    for x, y in zip(a.syn, b.syn, strict=True):
+        pd.testing.assert_frame_equal(x, y)
+    assert not a.syn[0].equals(c.syn[0])
+
+
+def test_marginals_smoke(sd_small):
+    """Chi-square per categorical variable at 1%, one fixed seed (full check: benchmark)."""
+    s = syn(sd_small, m=1, seed=2024, progress=False).syn[0]
+    for c in ("sex", "region", "placesize", "ls", "marital", "workab"):
+        o = sd_small[c].value_counts(dropna=False).sort_index()
+        y = s[c].value_counts(dropna=False).reindex(o.index, fill_value=0)
+        keep = o >= 5
+        table = np.array([o[keep].to_numpy(), y[keep].to_numpy()])
+        assert stats.chi2_contingency(table)[1] > 0.01, c
+
+
+def test_k_visit_sequence_constant_collinear_strings_bool():
+    rng = np.random.default_rng(0)
+    n = 300
+    a = rng.normal(size=n).round(2)
+    df = pd.DataFrame({
+        "a": a,
+        "b": 2 * a + 1,                                  # collinear with a
+        "const": np.full(n, 7, dtype=np.int64),
+        "txt": rng.choice(["x", "y", "z"], size=n).astype(object),
+        "flag": rng.random(n) < 0.3,
+        "cnt": rng.integers(0, 4, size=n),
+        "skip": np.arange(n),
+    })
+    r = syn(df, m=1, seed=3, k=120, visit_sequence=["txt", "a", "b", "const", "flag", "cnt"],
+            progress=False)
+    s = r.syn[0]
+    assert r.method == {"a": "cart", "b": "collinear", "const": "constant", "txt": "sample",
+                        "flag": "cart", "cnt": "cart", "skip": ""}
+    assert len(s) == 120 and list(s.columns) == list(df.columns)
+    assert (s.dtypes == df.dtypes).all()
+    np.testing.assert_allclose(s["b"], 2 * s["a"] + 1)
+    assert (s["const"] == 7).all()
+    assert set(s["txt"]) <= {"x", "y", "z"}
+    assert np.isin(s["skip"], df["skip"]).all()
+
+
+def test_categorical_missing_level_is_synthesised():
+    rng = np.random.default_rng(1)
+    n = 400
+    x = pd.Categorical(rng.choice(["u", "v", None], size=n, p=[0.5, 0.3, 0.2]),
+                       categories=["v", "u", "w"])
+    df = pd.DataFrame({"g": rng.integers(0, 3, size=n).astype(float), "x": x})
+    s = syn(df, seed=4, progress=False).syn[0]
+    assert list(s["x"].cat.categories) == ["v", "u", "w"]
+    assert 0.1 < s["x"].isna().mean() < 0.3
+    assert (s["x"] != "w").all()
+
+
+def test_smoothing_rmean_keeps_range():
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"g": rng.integers(0, 2, size=200).astype(float),
+                       "y": rng.integers(0, 100, size=200).astype(float)})
+    s = syn(df, seed=1, smoothing="rmean", progress=False).syn[0]
+    assert s["y"].between(0, 99).all()
+    assert not np.isin(s["y"], df["y"]).all()  # smoothed values are new
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"visit_sequence": ["a", "zzz"]}, "zzz"),
+    ({"visit_sequence": ["a", "a"]}, "repeats"),
+    ({"cont_na": {"a": [-99]}}, "-99"),
+    ({"cont_na": {"nope": [1]}}, "nope"),
+    ({"m": 0}, "m must"),
+    ({"m": 1.5}, "m must"),
+    ({"smoothing": "magic"}, "smoothing"),
+    ({"method": "ctree"}, "method"),
+])
+def test_bad_arguments(kwargs, match):
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0] * 5, "b": list("xyz") * 5})
+    with pytest.raises(CapkitError, match=match):
+        syn(df, progress=False, **kwargs)
+
+
+def test_bad_data():
+    with pytest.raises(CapkitError, match="empty"):
+        syn(pd.DataFrame({"a": []}), progress=False)
+    with pytest.raises(CapkitError, match="empty"):
+        syn(pd.DataFrame(index=range(3)), progress=False)
+    with pytest.raises(CapkitError, match="'when'"):
+        syn(pd.DataFrame({"a": [1.0, 2.0], "when": pd.to_datetime(["2020-01-01"] * 2)}),
+            progress=False)
+    with pytest.raises(CapkitError, match="DataFrame"):
+        syn([[1, 2]], progress=False)

@@ -1,0 +1,164 @@
+"""synthpop's checks for disproportionate disclosure (spec sections 5 and 6).
+
+* :func:`check_1way`: is most of the disclosure (DiSCO) due to one target level?
+* :func:`check_2way`: which (target level, key level) pairs have many disclosive records, and
+  does that key level nearly always carry that target level in the original data?
+
+Both work on the excluded cell tables of :mod:`capkit.disclosure.measures`; check_2way's key
+totals come from one grouped count of the full original (:class:`KeyMargins`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from capkit.disclosure.counts import CellTable
+from capkit.disclosure.labels import Coded, SortKey
+
+CHECK1_COLUMNS = ["Level", "All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis"]
+CHECK2_COLUMNS = ["target_key_levs", "npairs", "key", "key_target_total", "key_total",
+                  "PctTargetKeyLevel"]
+
+
+@dataclass(frozen=True)
+class KeyMargins:
+    """Counts of (target label, key label) over the full original data, one table per key.
+
+    Built once per call from the processed original (spec 6 step 7: no exclusions).
+    """
+
+    target_labels: tuple[str, ...]
+    key_labels: tuple[tuple[str, ...], ...]
+    counts: tuple[np.ndarray, ...]
+
+    @classmethod
+    def from_coded(cls, target: Coded, keys: Sequence[Coded]) -> KeyMargins:
+        """One bincount per key of (target code, key code) over the original records."""
+        n_t = len(target.labels)
+        counts = []
+        for key in keys:
+            n_k = len(key.labels)
+            flat = np.bincount(target.codes * n_k + key.codes, minlength=n_t * n_k)
+            counts.append(flat.reshape(n_t, n_k))
+        return cls(target.labels, tuple(k.labels for k in keys), tuple(counts))
+
+    def lookup(self, key_index: int, target_levels: Sequence[str], key_levels: Sequence[str]
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(key_target_total, key_total) for label pairs of key ``key_index``."""
+        t_pos = {lab: i for i, lab in enumerate(self.target_labels)}
+        k_pos = {lab: i for i, lab in enumerate(self.key_labels[key_index])}
+        table = self.counts[key_index]
+        key_tot = table.sum(axis=0)
+        ti = np.array([t_pos.get(t, -1) for t in target_levels], dtype=np.int64)
+        ki = np.array([k_pos.get(k, -1) for k in key_levels], dtype=np.int64)
+        ok_k = ki >= 0
+        both = ok_k & (ti >= 0)
+        kt = np.zeros(len(ti), dtype=np.int64)
+        kt[both] = table[ti[both], ki[both]]
+        tot = np.zeros(len(ki), dtype=np.int64)
+        tot[ok_k] = key_tot[ki[ok_k]]
+        return kt, tot
+
+
+def check_1way(cells: CellTable, excluded: dict[str, np.ndarray],
+               thresh_1way: Sequence[float] = (50, 90)) -> pd.DataFrame | None:
+    """Spec 5: the target level with most DiSCO records, if it dominates.
+
+    Returns the one-row table (columns Level, All, PctLevelAll, totalDisclosive, nLevelDis,
+    PctLevelDis; row name = the level) when nLevelDis > thresh_1way[0] and PctLevelDis >
+    thresh_1way[1] (both strict), else ``None``.
+    """
+    n_rows = cells.shape[0]
+    if n_rows == 0:
+        return None
+    tot = np.bincount(cells.row, weights=excluded["original"], minlength=n_rows)
+    dis = np.bincount(cells.row, weights=excluded["DiSCO"], minlength=n_rows)
+    total_dis = float(dis.sum())
+    most = int(np.argsort(-dis, kind="stable")[0])
+    n_level = float(dis[most])
+    pct_dis = 100 * n_level / total_dis if total_dis > 0 else float("nan")
+    all_ = float(tot.sum())
+    pct_all = 100 * float(tot[most]) / all_ if all_ > 0 else float("nan")
+    if not (n_level > thresh_1way[0] and pct_dis > thresh_1way[1]):
+        return None
+    level = cells.row_labels[most]
+    return pd.DataFrame(
+        [[level, int(all_), pct_all, int(total_dis), int(n_level), pct_dis]],
+        columns=CHECK1_COLUMNS, index=pd.Index([level]))
+
+
+def _collation_order(strings: np.ndarray, sort_key: SortKey) -> np.ndarray:
+    if sort_key is None:
+        return np.argsort(strings.astype(str), kind="stable")
+    return np.array(sorted(range(len(strings)), key=lambda i: sort_key(str(strings[i]))),
+                    dtype=np.int64)
+
+
+def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence[str],
+               margins: KeyMargins, thresh_2way: Sequence[float] = (4, 80), *,
+               parse_labels: bool = False, sort_key: SortKey = None) -> pd.DataFrame | None:
+    """Spec 6: (target level, key level) pairs holding many disclosive records.
+
+    Parameters
+    ----------
+    cells, excluded
+        The aligned cells and the excluded tables (DiSCO' is used).
+    keys
+        Key names in data order.
+    margins
+        Key totals of the full original (:meth:`KeyMargins.from_coded`).
+    thresh_2way
+        (cell count, percent); both comparisons strict.
+    parse_labels
+        Recover target and key levels by splitting "t|k" at "|" as synthpop does (quirk Q19);
+        ``False`` uses the true labels.
+    sort_key
+        Collation for the row order within a key.
+
+    Returns
+    -------
+    The flagged rows (columns target_key_levs, npairs, key, key_target_total, key_total,
+    PctTargetKeyLevel; row names synthpop's row numbers as text), or ``None``.
+    """
+    disco = excluded["DiSCO"]
+    big = disco > thresh_2way[0]
+    if not big.any():
+        return None
+    idx = np.flatnonzero(big)
+    idx = idx[np.lexsort((cells.row[idx], cells.col[idx]))]  # column-major order
+    values = disco[idx]
+    rows = np.asarray(cells.row_labels, dtype=object)[cells.row[idx]]
+    pieces = []
+    for k, name in enumerate(keys):
+        comp = np.asarray(cells.col_components[k], dtype=object)[cells.col[idx]]
+        frame = pd.DataFrame({"t": rows, "k": comp, "v": values})
+        frame["s"] = frame["t"].astype(str) + "|" + frame["k"].astype(str)
+        by = ["s"] if parse_labels else ["s", "t", "k"]
+        grouped = frame.groupby(by, sort=False, dropna=False)["v"].sum().reset_index()
+        if parse_labels:
+            parts = grouped["s"].str.split("|", n=2, expand=True, regex=False)
+            grouped["t"] = parts[0]
+            grouped["k"] = parts[1] if parts.shape[1] > 1 else ""
+        grouped = grouped.iloc[_collation_order(grouped["s"].to_numpy(), sort_key)]
+        kt, tot = margins.lookup(k, grouped["t"].astype(str).tolist(),
+                                 grouped["k"].astype(str).tolist())
+        pieces.append(pd.DataFrame({
+            "target_key_levs": grouped["s"].to_numpy(),
+            "npairs": grouped["v"].to_numpy().astype(np.int64),
+            "key": name,
+            "key_target_total": kt,
+            "key_total": tot,
+        }))
+    table = pd.concat(pieces, ignore_index=True)
+    table.index = pd.Index([str(i + 1) for i in range(len(table))])
+    table = table.iloc[np.argsort(-table["npairs"].to_numpy(), kind="stable")]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["PctTargetKeyLevel"] = 100 * table["key_target_total"] / table["key_total"]
+    kept = table[table["PctTargetKeyLevel"] > thresh_2way[1]]
+    if kept.empty:
+        return None
+    return kept[CHECK2_COLUMNS]

@@ -1,0 +1,399 @@
+"""``disclosure()``: synthpop 1.9-2's disclosure measures for one target (spec sections 1-7).
+
+Raab, Nowok & Dibben, "Practical privacy metrics for synthetic data" (the paper behind
+synthpop's ``disclosure()``), Section 2 and Appendix: identity disclosure (UiO, UiS, UiOiS,
+repU) and attribute disclosure (Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom, and
+the CAP measures baseCAPd, CAPd, CAPs, DCAP, TCAP) of a target given quasi-identifying keys.
+
+Pipeline: validate (spec 2) -> optional ``synorig.compare`` (1.3) -> special-value check (3.3) ->
+grouping of numeric variables (3.4) -> labels (3.5) -> "Missing" (3.6) -> per synthesis, one
+count pass into aligned cells (3.7-3.8) -> exclusions and measures (4) -> checks (5-6).
+
+``synthpop_compat=True`` reproduces synthpop's quirks (spec 11) bit for bit; the default fixes
+the ones where synthpop is plainly wrong (see ``docs/synthpop-differences.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from capkit.disclosure import options as opt
+from capkit.disclosure.checks import KeyMargins, check_1way, check_2way
+from capkit.disclosure.compare import synorig_compare
+from capkit.disclosure.counts import CellTable, build_cells
+from capkit.disclosure.labels import (
+    MISSING,
+    Coded,
+    SortKey,
+    group_num,
+    is_integer,
+    is_numeric,
+    to_coded,
+    to_missing_level,
+)
+from capkit.disclosure.measures import ALLCAPS, ATTRIB, IDENT, Exclusions, compute
+from capkit.errors import CapkitError
+
+
+@dataclass
+class DisclosureResult:
+    """What synthpop's ``disclosure()`` returns, with capkit's names.
+
+    Attributes
+    ----------
+    ident, attrib, allcaps
+        One row per synthesis (index 1..m), unrounded, percentages on a 0-100 scale:
+        ``ident`` UiO, UiS, UiOiS, repU; ``attrib`` Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO,
+        max_denom, mean_denom; ``allcaps`` baseCAPd, CAPd, CAPs, DCAP, TCAP.
+    check_1way, check_2way
+        One entry per synthesis: the flagged table, or ``None``.
+    check1, check2
+        synthpop's messages, from the last synthesis that was flagged ("" if none).
+    nexclusions
+        One 8 x 6 table per synthesis: records removed from each cell table by each exclusion.
+    keys, target, n_orig, m
+        Keys in data order, the target, the number of original records and of syntheses.
+    """
+
+    ident: pd.DataFrame
+    attrib: pd.DataFrame
+    allcaps: pd.DataFrame
+    check_1way: list[pd.DataFrame | None]
+    check_2way: list[pd.DataFrame | None]
+    check1: str
+    check2: str
+    nexclusions: list[pd.DataFrame]
+    keys: list[str]
+    target: str
+    n_orig: int
+    m: int
+    digits: int = 2
+    messages: list[str] = field(default_factory=list)
+    cells: list[CellTable] = field(default_factory=list, repr=False)
+
+    @property
+    def any_excluded(self) -> bool:
+        """Whether some exclusion removed records from some table."""
+        return any(int(t.iloc[:, :5].to_numpy().sum()) > 0 for t in self.nexclusions)
+
+    def to_string(self, to_print: str | Sequence[str] = "short") -> str:
+        """synthpop's printed form (``print.disclosure``, spec 8), rounded to ``digits``."""
+        from capkit.disclosure.printing import format_disclosure
+
+        return format_disclosure(self, to_print)
+
+    def __str__(self) -> str:
+        return self.to_string("short")
+
+    def print(self, to_print: str | Sequence[str] = "short") -> None:
+        """Print like synthpop's ``print(x, to.print = ...)``."""
+        print(self.to_string(to_print))
+
+
+def _permute_flags(flags: list[bool], user_keys: list[str], data_keys: list[str],
+                   compat: bool) -> list[bool]:
+    if compat:  # R: usekeysNA[match(oldkeys, keys)] (quirk Q1)
+        pos = [data_keys.index(k) for k in user_keys]
+        return [flags[p] for p in pos]
+    return [flags[user_keys.index(k)] for k in data_keys]
+
+
+def _special_check(columns: list[str], original: pd.DataFrame,
+                   cont_na: dict[str, list[float]], compat: bool, messages: list[str]) -> None:
+    """Spec 3.3: declared special codes must occur in the original data."""
+    for name in columns:
+        codes = cont_na.get(name, [])
+        if not codes:
+            continue
+        checked = codes[-1:] if compat else codes  # synthpop checks only the last (Q3)
+        values = pd.to_numeric(original[name], errors="coerce") if is_numeric(
+            original[name]) else None
+        for code in checked:
+            count = int((values == code).sum()) if values is not None else 0
+            if count == 0:
+                raise CapkitError(
+                    f"value {code:g} identified as denoting a special or missing in cont_na "
+                    f"for {name!r} is not in original")
+            if count < 10:
+                messages.append(f"value {code:g} for {name!r} occurs only {count} times")
+
+
+def _prepare_variable(name: str, original: pd.DataFrame, syntheses: list[pd.DataFrame],
+                      ngroups: int, special: list[float], sort_key: SortKey,
+                      compat: bool, compare: bool, explicit_na: set[str], role: str,
+                      messages: list[str]) -> tuple[Coded, list[Coded]]:
+    """One variable, original and every synthesis, as R factors with "Missing" (3.4-3.6)."""
+    col_o = original[name]
+    if compat and not compare:
+        for frame in [original, *syntheses]:
+            series = frame[name]
+            if not isinstance(series.dtype, pd.CategoricalDtype) and not is_numeric(series) \
+                    and bool(series.isna().any()):
+                raise CapkitError(
+                    f"{role} column {name!r} is text with missing values; synthpop stops with "
+                    "'x must be a factor' here (quirk Q20); make it categorical first")
+    if ngroups > 0 and is_numeric(col_o):
+        pool = np.concatenate([s[name].to_numpy(dtype=float, na_value=np.nan)
+                               for s in syntheses])
+        values_o = col_o.to_numpy(dtype=float, na_value=np.nan)
+        coded_o: Coded | None = None
+        coded_s: list[Coded] = []
+        for syn in syntheses:
+            values_s = syn[name].to_numpy(dtype=float, na_value=np.nan)
+            o, s = group_num(values_o, values_s, pool, ngroups, special,
+                             integer=is_integer(col_o))
+            if len(o.labels) < 3:
+                o, s = group_num(values_o, values_s, pool, ngroups, special, style="equal",
+                                 integer=is_integer(col_o))
+                messages.append(f"grouping of {name!r} redone with style 'equal'")
+            coded_o = o
+            coded_s.append(s)
+        assert coded_o is not None
+        messages.append(f"numeric values of {role} {name!r} grouped into {ngroups} groups")
+    else:
+        if ngroups > 0:
+            messages.append(f"{role} {name!r} is not numeric: no grouping done")
+        coded_o = to_coded(col_o, sort_key)
+        coded_s = [to_coded(s[name], sort_key) for s in syntheses]
+    if compat and role == "target" and name in explicit_na:
+        raise CapkitError(
+            f"target {name!r} has missing values in only one of original and synthetic data; "
+            "synorig.compare gives it an explicit NA level and synthpop stops with 'the "
+            "condition has length > 1' (quirk Q14). Use synthpop_compat=False or "
+            "compare_synorig=False")
+    coded_o = to_missing_level(coded_o, sort_key)
+    coded_s = [to_missing_level(c, sort_key) for c in coded_s]
+    return coded_o, coded_s
+
+
+def _front_end(syntheses: list[pd.DataFrame], original: pd.DataFrame, compare: bool,
+               compat: bool, messages: list[str]
+               ) -> tuple[list[pd.DataFrame], pd.DataFrame, set[str], bool]:
+    """Spec 1.3 step 2: synorig.compare (compat: on the first set; a change keeps only it)."""
+    if not compare:
+        return syntheses, original, set(), False
+    if compat:
+        result = synorig_compare(syntheses[0], original, explicit_na_levels=True)
+        if not result.changed:
+            return syntheses, original, set(), False
+        messages.append("Synthetic data or original or both adjusted with synorig.compare to "
+                        "try to make them comparable")
+        if len(syntheses) > 1:
+            messages.append("only first element of the list has been adjusted and will be "
+                            "used here")
+        return [result.synthetic], result.original, result.explicit_na, True
+    adjusted, changed = [], False
+    orig = original
+    for syn in syntheses:
+        result = synorig_compare(syn, orig, explicit_na_levels=False)
+        adjusted.append(result.synthetic)
+        orig = result.original
+        changed |= result.changed
+    if changed:
+        messages.append("synthetic and original data adjusted with synorig.compare to make "
+                        "them comparable")
+    return adjusted, orig, set(), changed
+
+
+def disclosure(
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    original: pd.DataFrame,
+    keys: str | int | Sequence[str | int],
+    target: str | int,
+    *,
+    cont_na: dict[str, object] | None = None,
+    denom_lim: int | None = 5,
+    exclude_ov_denom_lim: bool = False,
+    not_targetlev: str | None = None,
+    usetarget_na: bool = True,
+    usekeys_na: bool | Sequence[bool] = True,
+    exclude_keys: Sequence[str] | None = None,
+    exclude_keylevs: Sequence[str] | None = None,
+    exclude_targetlevs: Sequence[str] | None = None,
+    ngroups_target: int | None = None,
+    ngroups_keys: int | Sequence[int] | None = None,
+    thresh_1way: Sequence[float] = (50, 90),
+    thresh_2way: Sequence[float] = (4, 80),
+    digits: int = 2,
+    compare_synorig: bool = True,
+    synthpop_compat: bool = False,
+    collation: Callable[[str], object] | None = None,
+) -> DisclosureResult:
+    """Identity and attribute disclosure measures of synthetic data (synthpop ``disclosure``).
+
+    Parameters
+    ----------
+    synthetic
+        One synthetic DataFrame, or a list of m of them (m syntheses of the same original).
+    original
+        The original data. Neither input is modified.
+    keys
+        Quasi-identifier columns (names, or 1-based column numbers of ``original``).
+    target
+        The column whose disclosure is measured.
+    cont_na
+        Special or missing codes of numeric variables, e.g. ``{"income": [-8]}`` (as given to
+        synthpop's ``syn``); they get their own group when the variable is grouped.
+    denom_lim, exclude_ov_denom_lim
+        With ``exclude_ov_denom_lim=True``, cells with more than ``denom_lim`` records are
+        excluded from every table (``denom_lim`` alone has no effect, as in synthpop).
+    not_targetlev
+        A target level whose records are excluded.
+    usetarget_na, usekeys_na
+        ``False`` excludes records whose target (or key; one flag or one per key) is missing.
+    exclude_keys, exclude_keylevs, exclude_targetlevs
+        Parallel lists of (key, key level, target level) cells to exclude.
+    ngroups_target, ngroups_keys
+        Group a numeric target / numeric keys into about this many classes (0 = no grouping).
+    thresh_1way, thresh_2way
+        Thresholds (count, percent) of the disproportionate-disclosure checks.
+    digits
+        Rounding of the printed form only.
+    compare_synorig
+        Run synthpop's ``synorig.compare`` first (synthpop does for data-frame input). An
+        oracle case made from a ``synds`` object corresponds to ``compare_synorig=False``.
+    synthpop_compat
+        Reproduce synthpop 1.9-2 exactly, quirks included (spec section 11). The default fixes
+        Q1, Q3, Q4, Q10, Q14, Q15, Q18, Q19, Q20 (see ``docs/synthpop-differences.md``).
+    collation
+        Sort key for label ordering; ``None`` = code-point order (what the oracle's R used).
+
+    Returns
+    -------
+    DisclosureResult
+
+    Raises
+    ------
+    CapkitError
+        For every error condition of synthpop's argument checks (spec 2), naming the argument.
+    """
+    compat = bool(synthpop_compat)
+    messages: list[str] = []
+    syntheses = opt.as_frames(synthetic)
+    original = opt.check_original(original)
+    for j, frame in enumerate(syntheses):
+        if len(frame) == 0:
+            raise CapkitError(f"synthetic data set {j + 1} has no rows")
+    cont = opt.normalise_cont_na(cont_na, original)
+    compare = opt.check_flag(compare_synorig, "compare_synorig")
+    for name in [*opt.resolve_columns(keys, original, "keys"),
+                 *opt.resolve_columns(target, original, "target")]:
+        for label, frame in [("original", original), *[
+                (f"synthetic data set {j + 1}", f) for j, f in enumerate(syntheses)]]:
+            if name not in frame.columns:
+                raise CapkitError(f"keys and target must be columns of original and synthetic "
+                                  f"data: {name!r} is not in {label}")
+    syntheses, original, explicit_na, _ = _front_end(syntheses, original, compare, compat,
+                                                     messages)
+    if compat:
+        names = opt.make_names(original.columns)
+        if names != [str(c) for c in original.columns]:
+            original = original.set_axis(names, axis=1)
+    user_keys = opt.resolve_columns(keys, original, "keys")
+    target_list = opt.resolve_columns(target, original, "target")
+    if len(target_list) != 1:
+        raise CapkitError(f"target must be a single column, got {target_list}")
+    target_name = target_list[0]
+    checked_sets = syntheses[:1] if compat else syntheses
+    for name in [*user_keys, target_name]:
+        if name not in original.columns:
+            raise CapkitError(f"keys and target must be columns of original and synthetic "
+                              f"data: {name!r} is not in original")
+        for j, frame in enumerate(checked_sets):
+            if name not in frame.columns:
+                raise CapkitError(f"keys and target must be columns of original and synthetic "
+                                  f"data: {name!r} is not in synthetic data set {j + 1}")
+    if len(set(user_keys)) != len(user_keys):
+        raise CapkitError(f"keys must not repeat a column, got {user_keys}")
+    if target_name in user_keys:
+        raise CapkitError(f"target {target_name!r} is also one of the keys")
+    if compat and "target" in original.columns:
+        raise CapkitError("original has a column called 'target'; synthpop cannot handle it "
+                          "(rename it, or use synthpop_compat=False)")
+    use_t_na = opt.check_flag(usetarget_na, "usetarget_na")
+    flags = opt.check_flags(usekeys_na, len(user_keys), "usekeys_na")
+    position = {c: i for i, c in enumerate(original.columns)}
+    data_keys = sorted(user_keys, key=lambda k: position[k])
+    flags = _permute_flags(flags, user_keys, data_keys, compat)
+    ex_k, ex_kl, ex_tl = opt.check_excludes(exclude_keys, exclude_keylevs, exclude_targetlevs,
+                                            user_keys)
+    lim = opt.check_denom_lim(denom_lim)
+    ng_target = opt.check_ngroups_target(ngroups_target)
+    ng_keys = opt.check_ngroups_keys(ngroups_keys, len(user_keys))
+    if not compat:  # synthpop applies ngroups_keys in data order, whatever the keys' order
+        ng_keys = [ng_keys[user_keys.index(k)] for k in data_keys]
+    t1 = opt.check_thresholds(thresh_1way, "thresh_1way")
+    t2 = opt.check_thresholds(thresh_2way, "thresh_2way")
+    excl_flag = opt.check_flag(exclude_ov_denom_lim, "exclude_ov_denom_lim")
+    if not_targetlev is not None and not isinstance(not_targetlev, str):
+        raise CapkitError(f"not_targetlev must be a single target level (a string), got "
+                          f"{not_targetlev!r}")
+    _special_check([target_name, *data_keys], original, cont, compat, messages)
+
+    sort_key = collation
+    target_o, target_s = _prepare_variable(
+        target_name, original, syntheses, ng_target, cont.get(target_name, []), sort_key,
+        compat, compare, explicit_na, "target", messages)
+    keys_o, keys_s = [], []
+    for name, ng in zip(data_keys, ng_keys, strict=True):
+        ko, ks = _prepare_variable(name, original, syntheses, ng, cont.get(name, []),
+                                   sort_key, compat, compare, explicit_na, "key", messages)
+        keys_o.append(ko)
+        keys_s.append(ks)
+
+    bad_t = [t for t in ex_tl if t not in target_o.labels]
+    if bad_t:
+        raise CapkitError(f"exclude_targetlevs must be levels of target {target_name!r}: "
+                          f"{bad_t} are not among {list(target_o.labels)}")
+    triples = []
+    for i, (k, kl, tl) in enumerate(zip(ex_k, ex_kl, ex_tl, strict=True)):
+        index = data_keys.index(k)
+        if kl not in keys_o[index].labels:
+            raise CapkitError(f"exclude_keylevs position {i + 1} ({kl!r}) must be one of the "
+                              f"levels of key {k!r}")
+        triples.append((index, kl, tl))
+    exclusions = Exclusions(
+        not_targetlev=not_targetlev, usetarget_na=use_t_na,
+        keys_na_excluded=tuple(not f for f in flags), triples=tuple(triples), denom_lim=lim,
+        exclude_ov_denom_lim=excl_flag, missing_label=MISSING)
+    margins = KeyMargins.from_coded(target_o, keys_o)
+
+    rows: dict[str, list[dict[str, float]]] = {"ident": [], "attrib": [], "allcaps": []}
+    c1: list[pd.DataFrame | None] = []
+    c2: list[pd.DataFrame | None] = []
+    nexcl, all_cells = [], []
+    check1 = check2 = ""
+    for j in range(len(syntheses)):
+        cells = build_cells(target_o, target_s[j], keys_o, [k[j] for k in keys_s],
+                            by_position=compat, sort_key=sort_key, split_labels=compat,
+                            unused_levels_in_ks=compat)
+        result = compute(cells, exclusions)
+        rows["ident"].append(result.ident)
+        rows["attrib"].append(result.attrib)
+        rows["allcaps"].append(result.allcaps)
+        nexcl.append(result.nexclusions)
+        one = check_1way(cells, result.tables, t1)
+        two = check_2way(cells, result.tables, data_keys, margins, t2, parse_labels=compat,
+                         sort_key=sort_key)
+        if one is not None:
+            check1 = f"Check  {target_name}  level  {one['Level'].iloc[0]}"
+        if two is not None:
+            check2 = f"{len(two)} pairs need checks"
+        c1.append(one)
+        c2.append(two)
+        all_cells.append(cells)
+    index = pd.RangeIndex(1, len(syntheses) + 1)
+
+    def frame(name: str, columns: Sequence[str]) -> pd.DataFrame:
+        return pd.DataFrame(rows[name], columns=list(columns), index=index)
+
+    return DisclosureResult(
+        ident=frame("ident", IDENT), attrib=frame("attrib", ATTRIB),
+        allcaps=frame("allcaps", ALLCAPS), check_1way=c1, check_2way=c2, check1=check1,
+        check2=check2, nexclusions=nexcl, keys=list(data_keys), target=target_name,
+        n_orig=len(original), m=len(syntheses), digits=digits, messages=messages,
+        cells=all_cells)

@@ -1,16 +1,57 @@
-"""The ``capkit`` command."""
+"""The ``capkit`` command.
+
+Subcommands:
+
+* ``capkit reproduce``: run the experiments' notebooks and write the claims ledger.
+* ``capkit disclosure ORIGINAL SYNTHETIC [SYNTHETIC ...] --keys ...``: synthpop's disclosure
+  measures (identity, attribute, the CAP family and the 1-way / 2-way checks) on the user's
+  CSV / Parquet / .rda / .rds files, as text, markdown, json or a self-contained html page.
+* ``capkit cap ORIGINAL SYNTHETIC [SYNTHETIC ...] --keys ... --targets ...``: Baillargeon &
+  Charest's average CAP (Definitions 2 and 3), the baseline, the intruder's correct
+  predictions, and optionally the CAP of every original record (``--records FILE``).
+
+Every problem with the inputs is reported as ``Error: <message>`` with a non-zero exit code,
+before anything is written: results are computed in full first, files written last.
+"""
 
 from __future__ import annotations
 
+import importlib.metadata
+import platform
+import shlex
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
+import numpy as np
+import pandas as pd
 
 from capkit.errors import CapkitError
 
+#: Counting engines of ``capkit disclosure``: pandas/numpy only for now (capkit.disclosure
+#: counts in numpy); DuckDB and Spark plug in here when it takes an engine.
+ENGINES = ("pandas",)
+#: Counting engines of ``capkit cap``: those of ``capkit.tables.crosstab(..., engine=...)``.
+CAP_ENGINES = ("pandas", "duckdb", "spark")
 
-@click.group()
+_VERSIONED = ("capkit", "numpy", "pandas", "scipy", "pyarrow", "pyreadr", "matplotlib")
+
+
+class _Group(click.Group):
+    """Keeps the raw command-line arguments, so that reports can print the exact command."""
+
+    def make_context(self, info_name, args, parent=None, **extra):  # noqa: ANN001, ANN201
+        raw = list(args)
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta["capkit.argv"] = raw
+        return ctx
+
+
+@click.group(cls=_Group)
 @click.version_option(package_name="capkit")
 def main() -> None:
     """capkit: disclosure risk of synthetic data (CAP, synthpop's measures), reproduced."""
@@ -42,6 +83,565 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path) -> None:
                    err=True)
     if failed:
         sys.exit(1)
+
+
+# ------------------------------------------------------------------------------------------
+# Shared by `disclosure` and `cap`: reading, checking and aligning the input files
+
+
+@dataclass
+class Inputs:
+    """The aligned data of a command, and what the user should be told about it."""
+
+    original: pd.DataFrame
+    synthetics: list[pd.DataFrame]
+    keys: list[str]
+    targets: list[str]
+    lines: list[str]
+    changes: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _split(value: str | None, option: str) -> list[str] | None:
+    if value is None:
+        return None
+    names = [v.strip() for v in value.split(",")]
+    if not value.strip() or any(not n for n in names):
+        raise CapkitError(f"{option} must be a comma-separated list of column names, got "
+                          f"{value!r}")
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise CapkitError(f"{option} names a column twice: {duplicated}")
+    return names
+
+
+def _pairs(values: Sequence[str], option: str) -> list[tuple[str, str]]:
+    out = []
+    for v in values:
+        if "=" not in v:
+            raise CapkitError(f"{option} takes column=value, got {v!r}")
+        column, _, value = v.partition("=")
+        if not column.strip():
+            raise CapkitError(f"{option} takes column=value, got {v!r}")
+        out.append((column.strip(), value))
+    return out
+
+
+def _levels(series: pd.Series) -> int:
+    return int(series.nunique(dropna=False))
+
+
+def load_inputs(
+    original: Path,
+    synthetic: Sequence[Path],
+    keys: list[str],
+    targets: list[str] | None,
+    na_values: Sequence[str],
+    *,
+    min_target_levels: int = 2,
+) -> Inputs:
+    """Read, check and align the files of a command (the input hardening of issue 8).
+
+    Raises :class:`CapkitError` for: a missing / unreadable / empty file; duplicated column
+    names; a key or target absent from a file; synthetic files with different columns; a key
+    that is missing in every record; an explicitly requested target with a single level; types
+    that cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values
+    as there are records (every record unique), and when a default target is skipped.
+    """
+    from capkit import io
+    from capkit.align import align_frames
+
+    if not synthetic:
+        raise CapkitError("give at least one synthetic file after the original file")
+    if targets is not None:
+        clash = [t for t in targets if t in keys]
+        if clash:
+            raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be "
+                              "a key")
+    headers = [io.read_columns(p) if p.exists() else None for p in synthetic]
+    for p, h in zip(synthetic, headers, strict=True):
+        if h is None:
+            raise CapkitError(f"synthetic file {str(p)!r} does not exist")
+    for p, h in zip(synthetic[1:], headers[1:], strict=True):
+        if set(h) != set(headers[0]):
+            missing = [c for c in headers[0] if c not in h]
+            extra = [c for c in h if c not in headers[0]]
+            raise CapkitError(
+                f"synthetic file {p.name!r} has different columns from {synthetic[0].name!r}"
+                f" (missing: {missing}, extra: {extra}); every synthesis must have the same "
+                "columns")
+    explicit = targets is not None
+    if targets is None:
+        orig_header = io.read_columns(original) if original.exists() else []
+        targets = [c for c in headers[0] if c not in keys and (not orig_header
+                                                               or c in orig_header)]
+        if not targets:
+            raise CapkitError("no target: the synthetic files have no column besides the keys "
+                              "that is also in the original file; give --targets")
+    roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
+    needed = keys + targets
+    orig_file = io.read_table(original, needed, role="original", na_values=na_values,
+                              column_roles=roles)
+    syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
+                               column_roles=roles) for p in synthetic]
+    warnings: list[str] = []
+    for f in [orig_file, *syn_files]:
+        for k in keys:
+            if f.frame[k].isna().all():
+                raise CapkitError(f"key column {k!r} is missing (NA) in every record of "
+                                  f"{f.label}; a key must have values")
+    n = len(orig_file.frame)
+    for k in keys:
+        distinct = int(orig_file.frame[k].nunique(dropna=True))
+        if n > 1 and distinct >= n:
+            warnings.append(f"key {k!r} has {distinct} distinct values in the {n} original "
+                            "records: every record is unique on it, so every record is an "
+                            "identity-disclosure risk (is it an identifier?)")
+    kept = []
+    for t in targets:
+        levels = _levels(orig_file.frame[t])
+        if levels < min_target_levels:
+            value = orig_file.frame[t].iloc[0]
+            message = (f"target column {t!r} has a single level ({value!r}) in the original "
+                       "file: attribute disclosure needs at least two")
+            if explicit:
+                raise CapkitError(message)
+            warnings.append(message + "; skipped")
+        else:
+            kept.append(t)
+    if not kept:
+        raise CapkitError("no target left: every candidate target has a single level")
+    aligned = align_frames(orig_file.frame, [f.frame for f in syn_files], keys + kept)
+    lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
+    lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
+              for j, f in enumerate(syn_files, start=1)]
+    lines.append(f"columns read: {', '.join(keys + kept)}")
+    return Inputs(aligned.original, aligned.synthetics, keys, kept, lines, aligned.changes,
+                  warnings)
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def _command_line() -> str:
+    ctx = click.get_current_context()
+    raw = ctx.meta.get("capkit.argv")
+    if raw is None:
+        raw = sys.argv[1:]
+    return "capkit " + shlex.join(raw)
+
+
+def _progress(total: int, quiet: bool, unit: str):  # noqa: ANN202 - tqdm
+    from tqdm.auto import tqdm
+
+    # shown only when the work takes more than a second (delay), never with --quiet
+    return tqdm(total=total, disable=quiet, delay=1.0, unit=unit, file=sys.stderr,
+                leave=False, dynamic_ncols=True)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+def _check_output(path: Path | None, option: str, suffixes: tuple[str, ...] | None = None
+                  ) -> None:
+    if path is None:
+        return
+    if path.exists() and path.is_dir():
+        raise CapkitError(f"{option} {str(path)!r} is a folder; give a file name")
+    if not path.parent.exists():
+        raise CapkitError(f"{option} {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise CapkitError(f"{option} must end in {' or '.join(suffixes)}, got {path.name!r}")
+
+
+def _run(body: Callable[[], None]) -> None:
+    try:
+        body()
+    except CapkitError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except OSError as exc:  # writing the report / plot / records failed
+        raise click.ClickException(f"cannot write {exc.filename!r}: {exc.strerror}") from exc
+
+
+_FILES = click.argument("files", nargs=-1, required=True,
+                        type=click.Path(path_type=Path, dir_okay=True))
+_COMMON = [
+    click.option("--keys", required=True, metavar="K1,K2,...",
+                 help="Key columns (quasi-identifiers), comma-separated."),
+    click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "html"]),
+                 default="text", show_default=True, help="Output format."),
+    click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
+                 help="Write the report to this file instead of standard output."),
+    click.option("--na-values", default=",NA", show_default=True, metavar="V1,V2",
+                 help="CSV only: texts read as missing (comma-separated; the empty field is "
+                      "the empty text)."),
+    click.option("--quiet", "-q", is_flag=True, help="No progress bar, no notes on stderr."),
+]
+
+
+def _common(fn: Callable) -> Callable:
+    for decorator in reversed(_COMMON):
+        fn = decorator(fn)
+    return _FILES(fn)
+
+
+def _files(files: tuple[Path, ...]) -> tuple[Path, list[Path]]:
+    if len(files) < 2:
+        raise CapkitError("give the original file and at least one synthetic file: "
+                          "ORIGINAL SYNTHETIC [SYNTHETIC ...]")
+    return files[0], list(files[1:])
+
+
+def _notes(inputs: Inputs, quiet: bool) -> None:
+    if quiet:
+        return
+    for w in inputs.warnings:
+        click.echo(f"Warning: {w}", err=True)
+    for c in inputs.changes:
+        click.echo(f"Aligned: {c}", err=True)
+
+
+# ------------------------------------------------------------------------------------------
+# capkit disclosure
+
+
+def _thresholds(value: str | None, option: str) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    parts = value.split(",")
+    try:
+        count, pct = (float(p) for p in parts)
+    except ValueError as exc:
+        raise CapkitError(f"{option} takes COUNT,PERCENT (e.g. 50,90), got {value!r}") from exc
+    return count, pct
+
+
+def _cont_na(pairs: list[tuple[str, str]], inputs: Inputs) -> dict[str, list[float]] | None:
+    if not pairs:
+        return None
+    out: dict[str, list[float]] = {}
+    for column, text in pairs:
+        if column not in inputs.keys + inputs.targets:
+            raise CapkitError(f"--cont-na {column}={text}: column {column!r} is not a key or a "
+                              "target")
+        series = inputs.original[column]
+        if not pd.api.types.is_numeric_dtype(series.dtype) or \
+                pd.api.types.is_bool_dtype(series.dtype):
+            raise CapkitError(f"--cont-na {column}={text}: column {column!r} is not numeric in "
+                              "the original file; special codes apply to numeric columns")
+        try:
+            value = float(text)
+        except ValueError as exc:
+            raise CapkitError(f"--cont-na {column}={text}: {text!r} is not a number") from exc
+        count = int((series == value).sum())
+        if count == 0:
+            raise CapkitError(f"--cont-na {column}={text}: value {text} does not occur in "
+                              f"column {column!r} of the original file")
+        out.setdefault(column, []).append(value)
+    return out
+
+
+def _plot_available() -> bool:
+    try:
+        from capkit.plots.disclosure import plot_summary  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _drop_unused_where_missing(frames: pd.DataFrame | list[pd.DataFrame]
+                               ) -> pd.DataFrame | list[pd.DataFrame]:
+    if isinstance(frames, list):
+        return [_drop_unused_where_missing(f) for f in frames]
+    out = frames.copy(deep=False)
+    for column in out.columns:
+        series = out[column]
+        if isinstance(series.dtype, pd.CategoricalDtype) and series.isna().any():
+            out[column] = series.cat.remove_unused_categories()
+    return out
+
+
+@dataclass
+class DisclosureRun:
+    """Everything the disclosure report shows."""
+
+    summary: object  # capkit.disclosure.DisclosureSummary
+    inputs: Inputs
+    options: dict[str, object]
+
+
+def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool) -> DisclosureRun:
+    """``disclosure_summary`` over the targets, one target at a time (for the progress bar)."""
+    from capkit.disclosure import disclosure_summary
+    from capkit.disclosure.summary import _row_names
+
+    m = len(inputs.synthetics)
+    per_target = {}
+    parts = []
+    # With a missing value a variable keeps only its observed levels (spec 3.6), so dropping
+    # unused categories there changes nothing; it also sidesteps a KeyError in
+    # capkit.disclosure.labels.to_missing_level for unused levels (reported to the lead).
+    original, synthetics = (_drop_unused_where_missing(f)
+                            for f in (inputs.original, inputs.synthetics))
+    with _progress(len(inputs.targets) * m, quiet, "target x synthesis") as bar:
+        for target in inputs.targets:
+            bar.set_description_str(target, refresh=False)
+            per = dict(options)
+            not_lev = per.pop("not_targetlev", {})
+            if not_lev:
+                per["not_targetslev"] = [not_lev.get(target, "")]
+            one = disclosure_summary(synthetics, original, inputs.keys,
+                                     [target], compare_synorig=False, **per)
+            per_target.update(one.per_target)
+            parts.append((one, target))
+            bar.update(m)
+    first = parts[0][0]
+    table = pd.concat([one.attrib_table.set_axis([t]) for one, t in parts])
+    syn = table["attrib.syn"].to_numpy(dtype=float)
+    table = table.iloc[np.argsort(np.where(np.isnan(syn), np.inf, syn), kind="stable")]
+    table.index = pd.Index(_row_names(table))
+    summary = type(first)(
+        attrib_table=table, ident_orig=pd.concat([one.ident_orig for one, _ in parts]),
+        ident_syn=pd.concat([one.ident_syn for one, _ in parts]), keys=first.keys,
+        targets=list(inputs.targets), n_orig=first.n_orig, m=first.m,
+        ident_meas=first.ident_meas, attrib_meas=first.attrib_meas, per_target=per_target)
+    return DisclosureRun(summary, inputs, options)
+
+
+@main.command()
+@_common
+@click.option("--engine", type=click.Choice(ENGINES), default="pandas", show_default=True,
+              help="Counting engine.")
+@click.option("--targets", metavar="T1,T2,...", default=None,
+              help="Target columns (default: every synthetic column that is not a key).")
+@click.option("--denom-lim", type=int, default=5, show_default=True,
+              help="Cell-count limit, used with --exclude-over-denom-lim.")
+@click.option("--exclude-over-denom-lim", is_flag=True,
+              help="Exclude cells with more than --denom-lim records.")
+@click.option("--not-targetlev", multiple=True, metavar="TARGET=LEVEL",
+              help="Exclude this level of this target (repeatable).")
+@click.option("--no-keys-na", is_flag=True,
+              help="Exclude records with a missing key (synthpop usekeysNA = FALSE).")
+@click.option("--no-target-na", is_flag=True,
+              help="Exclude records with a missing target (usetargetNA = FALSE).")
+@click.option("--ngroups-targets", type=int, default=None,
+              help="Group numeric targets into about this many classes.")
+@click.option("--ngroups-keys", type=int, default=None,
+              help="Group numeric keys into about this many classes.")
+@click.option("--thresh-1way", default=None, metavar="COUNT,PCT",
+              help="1-way check thresholds [default: 50,90].")
+@click.option("--thresh-2way", default=None, metavar="COUNT,PCT",
+              help="2-way check thresholds [default: 4,80].")
+@click.option("--cont-na", multiple=True, metavar="COLUMN=VALUE",
+              help="A special/missing code of a numeric column (repeatable).")
+@click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
+              help="Draw the summary plot into this .png or .svg file.")
+def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None,
+               na_values: str, engine: str, quiet: bool, targets: str | None, denom_lim: int,
+               exclude_over_denom_lim: bool, not_targetlev: tuple[str, ...], no_keys_na: bool,
+               no_target_na: bool, ngroups_targets: int | None, ngroups_keys: int | None,
+               thresh_1way: str | None, thresh_2way: str | None, cont_na: tuple[str, ...],
+               plot_path: Path | None) -> None:
+    """synthpop's disclosure measures of SYNTHETIC file(s) made from the ORIGINAL file.
+
+    FILES are the original file, then one synthetic file per synthesis (CSV, Parquet, .rda or
+    .rds). Prints the identity measures (UiO, repU), the attribute table of
+    disclosure_summary (Dorig and DiSCO per target), the CAP family (baseline, CAP versions 1
+    and 2, DCAP, TCAP) and the targets or target-key pairs flagged by the 1-way and 2-way checks.
+    """
+
+    def body() -> None:
+        original, synthetic = _files(files)
+        key_list = _split(keys, "--keys")
+        target_list = _split(targets, "--targets")
+        _check_output(output, "--output")
+        _check_output(plot_path, "--plot", (".png", ".svg"))
+        if plot_path is not None and not _plot_available():
+            raise CapkitError("--plot: the summary plot (capkit.plots.disclosure) is not "
+                              "available in this version of capkit")
+        t1 = _thresholds(thresh_1way, "--thresh-1way")
+        t2 = _thresholds(thresh_2way, "--thresh-2way")
+        not_lev = dict(_pairs(not_targetlev, "--not-targetlev"))
+        cont_pairs = _pairs(cont_na, "--cont-na")
+        inputs = load_inputs(original, synthetic, key_list, target_list,
+                             na_values.split(","))
+        unknown = [t for t in not_lev if t not in inputs.targets]
+        if unknown:
+            raise CapkitError(f"--not-targetlev names {unknown[0]!r}, which is not a target "
+                              f"(targets: {inputs.targets})")
+        options: dict[str, object] = {
+            "denom_lim": denom_lim, "exclude_ov_denom_lim": exclude_over_denom_lim,
+            "usekeys_na": not no_keys_na, "usetargets_na": not no_target_na,
+            "ngroups_targets": ngroups_targets, "ngroups_keys": ngroups_keys,
+            "cont_na": _cont_na(cont_pairs, inputs),
+        }
+        if not_lev:
+            options["not_targetlev"] = not_lev
+        if t1 is not None:
+            options["thresh_1way"] = t1
+        if t2 is not None:
+            options["thresh_2way"] = t2
+        _notes(inputs, quiet)
+        result = run_disclosure(inputs, options, quiet)
+        figure_svg = None
+        fig = None
+        if (plot_path is not None or fmt == "html") and _plot_available():
+            fig = result.summary.plot()
+        from capkit.report import render
+        from capkit.report.disclosure import disclosure_report
+
+        with tempfile.TemporaryDirectory() as tmp:
+            saved: list[Path] = []
+            if fig is not None:
+                from capkit import plots
+
+                saved = plots.save(fig, "disclosure_summary", tmp)
+                figure_svg = saved[1].read_bytes()
+            report = disclosure_report(result, _command_line(), _versions(), figure_svg)
+            text = render(report, fmt)
+            # everything computed: now write
+            _emit(text, output)
+            if plot_path is not None and saved:
+                source = saved[0] if plot_path.suffix.lower() == ".png" else saved[1]
+                shutil.copyfile(source, plot_path)
+
+    _run(body)
+
+
+# ------------------------------------------------------------------------------------------
+# capkit cap
+
+
+@dataclass
+class CapRun:
+    """Results of ``capkit cap``: one row per (target, synthesis), and per-record CAPs."""
+
+    table: pd.DataFrame
+    inputs: Inputs
+    dropna: bool
+    records: pd.DataFrame | None = None
+
+
+def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
+                quiet: bool = True, with_records: bool = False) -> CapRun:
+    """Average CAP v1/v2 (Definitions 2-3), baseline and correct predictions per target and
+    synthesis, from one :func:`capkit.tables.crosstab` per pair; per-record CAP (Definition 1)
+    when ``with_records``."""
+    from capkit import cap as capm
+    from capkit.tables import crosstab
+
+    if engine not in CAP_ENGINES:
+        raise CapkitError(f"engine must be one of {CAP_ENGINES}, got {engine!r}")
+    if with_records and engine != "pandas":
+        raise CapkitError("--records needs --engine pandas: the other engines count without "
+                          "bringing records back to Python")
+    count_options = {} if engine == "pandas" else {"engine": engine}
+    m = len(inputs.synthetics)
+    rows = []
+    record_columns: dict[str, np.ndarray] = {}
+    with _progress(len(inputs.targets) * m, quiet, "target x synthesis") as bar:
+        for target in inputs.targets:
+            bar.set_description_str(target, refresh=False)
+            for j, syn in enumerate(inputs.synthetics, start=1):
+                table = crosstab(inputs.original, syn, inputs.keys, target, dropna=dropna,
+                                 **count_options)
+                o, s = table.original, table.synthetic
+                n = int(o.sum())
+                if n == 0:
+                    raise CapkitError(f"target {target!r}: no original record left after "
+                                      "--dropna")
+                if int(s.sum()) == 0:
+                    raise CapkitError(f"target {target!r}: no record of synthetic file {j} "
+                                      "left after --dropna")
+                m_j = np.asarray(s.sum(axis=0)).ravel()
+                covered = int(np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum())
+                v2 = capm.average_cap(o, s, 2) if covered > 0 else float("nan")
+                rows.append({
+                    "target": target, "synthesis": j, "records": n,
+                    "baseline": capm.baseline_cap(o),
+                    "CAP v1": capm.average_cap(o, s, 1), "CAP v2": v2,
+                    "correct predictions": capm.correct_predictions(o, s) / n,
+                    "key not in synthetic": 1 - covered / n,
+                })
+                if with_records:
+                    individual = capm.individual_cap(o, s)
+                    i, jj = table.record_cell[:, 0], table.record_cell[:, 1]
+                    values = np.full(len(i), np.nan)
+                    kept = i >= 0
+                    if hasattr(individual, "tocsr"):
+                        values[kept] = np.asarray(individual.tocsr()[i[kept], jj[kept]]).ravel()
+                    else:
+                        values[kept] = individual[i[kept], jj[kept]]
+                    name = f"CAP_{target}" if m == 1 else f"CAP_{target}_{j}"
+                    record_columns[name] = values
+                bar.update(1)
+    records = None
+    if with_records:
+        records = inputs.original[inputs.keys + inputs.targets].copy()
+        records.insert(0, "record", np.arange(1, len(records) + 1))
+        for name, values in record_columns.items():
+            records[name] = values
+    return CapRun(pd.DataFrame(rows), inputs, dropna, records)
+
+
+@main.command()
+@_common
+@click.option("--engine", type=click.Choice(CAP_ENGINES), default="pandas", show_default=True,
+              help="Counting engine (duckdb/spark: capkit.tables.crosstab's engines; "
+                   "--records needs pandas).")
+@click.option("--targets", "--target", "targets", required=True, metavar="T1,T2,...",
+              help="Target column(s); each is measured on its own.")
+@click.option("--dropna", is_flag=True,
+              help="Leave out records with a missing key or target (default: missing is a "
+                   "level of its own).")
+@click.option("--records", type=click.Path(path_type=Path), default=None,
+              help="Write the CAP of every original record to this CSV file.")
+def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
+        engine: str, quiet: bool, targets: str, dropna: bool, records: Path | None) -> None:
+    """Baillargeon & Charest's CAP of SYNTHETIC file(s) made from the ORIGINAL file.
+
+    For each target and synthesis: the average CAP version 1 (Definition 2: over all original
+    records, an unmatched key counting 0) and version 2 (Definition 3: over records whose key
+    appears in the synthetic data), the baseline CAP (sum of squared target shares), and the
+    share of original records an intruder predicts right with the most frequent synthetic
+    target of their key. ``--records FILE`` writes the individual CAP (Definition 1) of every
+    original record.
+    """
+
+    def body() -> None:
+        original, synthetic = _files(files)
+        key_list = _split(keys, "--keys")
+        target_list = _split(targets, "--targets")
+        _check_output(output, "--output")
+        _check_output(records, "--records", (".csv",))
+        if records is not None and engine != "pandas":
+            raise CapkitError("--records needs --engine pandas: the other engines count "
+                              "without bringing records back to Python")
+        inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","))
+        _notes(inputs, quiet)
+        from capkit.report import render
+        from capkit.report.cap import cap_report
+
+        result = compute_cap(inputs, dropna=dropna, engine=engine, quiet=quiet,
+                             with_records=records is not None)
+        report = cap_report(result, _command_line(), _versions())
+        text = render(report, fmt)
+        _emit(text, output)
+        if records is not None:
+            result.records.to_csv(records, index=False)
+
+    _run(body)
 
 
 if __name__ == "__main__":

@@ -518,3 +518,14 @@ def test_error_group_only_missing_in_synthetic() -> None:
     orig2, syn2 = orig.assign(w=[float(i) for i in range(16)]), syn.assign(w=np.nan)
     _err("only missing values", original=orig2, synthetic=syn2, keys=["sex", "w"],
          ngroups_keys=[0, 3], compare_synorig=False)
+
+
+def test_unused_category_with_missing_values_is_dropped_not_an_error():
+    # found by the CLI work on Adult: an unused level plus NA made to_missing_level raise KeyError
+    o = pd.DataFrame({"k": ["a", "b", "a", "b"],
+                      "t": pd.Categorical(["x", "y", None, "y"], categories=["x", "y", "z"])})
+    plain = o.assign(t=o["t"].cat.remove_unused_categories())
+    res = disclosure(o, o, ["k"], "t", compare_synorig=False)
+    ref = disclosure(plain, plain, ["k"], "t", compare_synorig=False)
+    pd.testing.assert_frame_equal(res.attrib, ref.attrib)
+    pd.testing.assert_frame_equal(res.ident, ref.ident)

@@ -171,7 +171,8 @@ def to_missing_level(coded: Coded, sort_key: SortKey = None) -> Coded:
     # a real level that is itself called "Missing" merges with the missing values, as in R
     ordered = collate_sorted(list(dict.fromkeys(labels)), sort_key)
     position = {lab: i for i, lab in enumerate(ordered)}
-    remap = np.array([position[lab] for lab in coded.labels] + [position[MISSING]],
+    # unused labels have no code pointing at them; any index will do for them
+    remap = np.array([position.get(lab, 0) for lab in coded.labels] + [position[MISSING]],
                      dtype=np.int64)
     return Coded(tuple(ordered), remap[coded.codes])  # code -1 picks the last entry: Missing
 

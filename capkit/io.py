@@ -1,0 +1,256 @@
+"""Reading the user's data files: CSV, Parquet and R's .rda / .rds, only the columns needed.
+
+Used by the ``capkit disclosure`` and ``capkit cap`` commands. Every problem with a file is a
+:class:`capkit.errors.CapkitError` whose message names the file (and the column), never a raw
+pandas / pyarrow / pyreadr traceback:
+
+* a file that does not exist, is a folder, cannot be read or has an unknown extension;
+* an empty file (0 bytes, or a header and no rows);
+* duplicated column names (checked on the raw header, before pandas renames them ``a.1``);
+* a requested column that the file does not have;
+* a file too large for memory even when reading only the needed columns.
+
+Only the requested columns are parsed: ``usecols`` for CSV, a column projection for Parquet
+(the other columns are never decoded). R files are read whole by pyreadr (the format has no
+column projection) and then cut down to the needed columns.
+
+Missing values in CSV files: by default only an empty field and the text ``NA`` (what R's
+``write.csv`` writes) are missing; every other text, "None" or "NaN" included, is a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from capkit.errors import CapkitError
+
+#: Values read as missing in CSV files by default (R's ``write.csv`` writes NA as ``NA``).
+DEFAULT_NA_VALUES: tuple[str, ...] = ("", "NA")
+
+_CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zip", ".csv.xz", ".tsv", ".tsv.gz", ".txt")
+_PARQUET = (".parquet", ".pq")
+_RDATA = (".rda", ".rdata")
+_RDS = (".rds",)
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A data file read for a measure.
+
+    Attributes
+    ----------
+    path
+        The file.
+    role
+        ``"original"`` or ``"synthetic"`` (used in messages).
+    columns
+        All column names of the file, in file order (from its header / schema).
+    frame
+        The requested columns only, in the requested order.
+    """
+
+    path: Path
+    role: str
+    columns: tuple[str, ...]
+    frame: pd.DataFrame
+
+    @property
+    def label(self) -> str:
+        """How messages name this file: ``original file 'orig.csv'``."""
+        return f"{self.role} file {self.path.name!r}"
+
+
+def file_format(path: Path) -> str:
+    """``"csv"``, ``"parquet"``, ``"rdata"`` or ``"rds"`` from the file name's extension."""
+    name = path.name.lower()
+    for fmt, suffixes in (("csv", _CSV), ("parquet", _PARQUET), ("rdata", _RDATA),
+                          ("rds", _RDS)):
+        if name.endswith(suffixes):
+            return fmt
+    raise CapkitError(
+        f"cannot tell the format of {path.name!r} from its extension: use .csv (.csv.gz, .tsv), "
+        ".parquet, .rda/.RData or .rds"
+    )
+
+
+def _check_path(path: Path, role: str) -> None:
+    if not path.exists():
+        raise CapkitError(f"{role} file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise CapkitError(f"{role} file {str(path)!r} is a folder, not a data file")
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        raise CapkitError(f"{role} file {str(path)!r} cannot be read: {exc.strerror}") from exc
+    if path.stat().st_size == 0:
+        raise CapkitError(f"{role} file {str(path)!r} is empty (0 bytes)")
+
+
+def _duplicates(names: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    dup: list[str] = []
+    for n in names:
+        if n in seen and n not in dup:
+            dup.append(n)
+        seen.add(n)
+    return dup
+
+
+def _separator(path: Path) -> str:
+    return "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
+
+
+def _csv_header(path: Path, role: str) -> list[str]:
+    try:
+        head = pd.read_csv(path, sep=_separator(path), header=None, nrows=1, dtype=str,
+                           keep_default_na=False)
+    except pd.errors.EmptyDataError as exc:
+        raise CapkitError(f"{role} file {str(path)!r} is empty (no header line)") from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
+        raise CapkitError(f"{role} file {str(path)!r} cannot be read as CSV: {exc}") from exc
+    return [str(v) for v in head.iloc[0].tolist()]
+
+
+def _read_csv(path: Path, role: str, columns: list[str], na_values: Sequence[str]
+              ) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path, sep=_separator(path), usecols=columns,
+                            keep_default_na=False, na_values=list(na_values),
+                            low_memory=False)
+    except (pd.errors.ParserError, UnicodeDecodeError, EOFError, ValueError) as exc:
+        raise CapkitError(f"{role} file {str(path)!r} cannot be read as CSV: {exc}") from exc
+    return frame
+
+
+def _parquet_header(path: Path, role: str) -> list[str]:
+    import pyarrow.parquet as pq
+
+    try:
+        return list(pq.read_schema(path).names)
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise CapkitError(f"{role} file {str(path)!r} cannot be read as Parquet: {exc}") from exc
+
+
+def _read_parquet(path: Path, role: str, columns: list[str]) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path, columns=columns)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise CapkitError(f"{role} file {str(path)!r} cannot be read as Parquet: {exc}") from exc
+    return table.to_pandas()
+
+
+def _read_r(path: Path, role: str, fmt: str) -> pd.DataFrame:
+    import pyreadr
+
+    try:
+        objects = pyreadr.read_r(str(path))
+    except MemoryError:
+        raise
+    except Exception as exc:  # pyreadr.LibrdataError and friends
+        raise CapkitError(f"{role} file {str(path)!r} cannot be read as an R "
+                          f"{'.rds' if fmt == 'rds' else '.rda'} file: {exc}") from exc
+    frames = {name: obj for name, obj in objects.items() if isinstance(obj, pd.DataFrame)}
+    if len(frames) != 1:
+        names = list(objects)
+        raise CapkitError(
+            f"{role} file {str(path)!r} must hold exactly one data frame, it holds "
+            f"{len(frames)} (objects: {names}); save one data frame per file"
+        )
+    return next(iter(frames.values()))
+
+
+def read_columns(path: str | Path) -> list[str]:
+    """Column names of a data file in file order, reading only its header (or whole R file)."""
+    p = Path(path)
+    _check_path(p, "data")
+    fmt = file_format(p)
+    if fmt == "csv":
+        return _csv_header(p, "data")
+    if fmt == "parquet":
+        return _parquet_header(p, "data")
+    return [str(c) for c in _read_r(p, "data", fmt).columns]
+
+
+def read_table(
+    path: str | Path,
+    columns: Sequence[str] | None = None,
+    *,
+    role: str = "data",
+    na_values: Sequence[str] = DEFAULT_NA_VALUES,
+    column_roles: dict[str, str] | None = None,
+) -> DataFile:
+    """Read the given columns of a CSV, Parquet, .rda or .rds file.
+
+    Parameters
+    ----------
+    path
+        The file; its format comes from the extension (:func:`file_format`).
+    columns
+        The columns to read, in the order wanted; ``None`` reads all of them.
+    role
+        ``"original"`` or ``"synthetic"``: how error messages name the file.
+    na_values
+        CSV only: the texts read as missing (default: empty field and ``NA``).
+    column_roles
+        Optional ``{column: "key" | "target"}`` so that a missing column is reported as
+        "key column 'age' is missing from ...".
+
+    Returns
+    -------
+    DataFile
+        With ``frame`` holding only the requested columns.
+
+    Raises
+    ------
+    CapkitError
+        For a missing, unreadable, empty or unknown-format file, duplicated column names, a
+        requested column the file lacks, or a file too large for memory.
+    """
+    p = Path(path)
+    _check_path(p, role)
+    fmt = file_format(p)
+    r_frame = None
+    if fmt == "csv":
+        header = _csv_header(p, role)
+    elif fmt == "parquet":
+        header = _parquet_header(p, role)
+    else:
+        r_frame = _read_r(p, role, fmt)
+        header = [str(c) for c in r_frame.columns]
+    duplicated = _duplicates(header)
+    if duplicated:
+        raise CapkitError(f"{role} file {p.name!r} has duplicated column names: {duplicated}; "
+                          "rename them so that each column has one name")
+    wanted = list(header) if columns is None else list(columns)
+    roles = column_roles or {}
+    for column in wanted:
+        if column not in header:
+            what = roles.get(column, "requested")
+            shown = header if len(header) <= 20 else header[:20] + ["..."]
+            raise CapkitError(f"{what} column {column!r} is missing from {role} file "
+                              f"{p.name!r} (its columns: {shown})")
+    try:
+        if fmt == "csv":
+            frame = _read_csv(p, role, wanted, na_values)
+        elif fmt == "parquet":
+            frame = _read_parquet(p, role, wanted)
+        else:
+            frame = r_frame
+    except MemoryError as exc:
+        raise CapkitError(
+            f"{role} file {p.name!r} is too large for memory even reading only the "
+            f"{len(wanted)} needed columns {wanted}; use fewer keys/targets or a bigger machine"
+        ) from exc
+    frame = frame.loc[:, wanted]
+    if len(frame) == 0:
+        raise CapkitError(f"{role} file {p.name!r} is empty: it has a header but no rows")
+    return DataFile(path=p, role=role, columns=tuple(header), frame=frame)

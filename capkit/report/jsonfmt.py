@@ -1,0 +1,54 @@
+"""JSON rendering of a :class:`capkit.report.Report`: every number unrounded, NaN as null."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from capkit.report import Report, Table
+
+
+def _value(v: object) -> object:
+    if v is None:
+        return None
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return None if math.isnan(f) or math.isinf(f) else f
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if pd.isna(v) if not isinstance(v, (list, tuple, dict)) else False:
+        return None
+    return v if isinstance(v, (int, str)) else str(v)
+
+
+def table_json(table: Table) -> dict[str, object]:
+    """``{"title", "columns", "index", "data", "note"}`` with unrounded values."""
+    frame = table.frame
+    return {
+        "title": table.title,
+        "columns": [str(c) for c in frame.columns],
+        "index": [_value(i) for i in frame.index] if table.index else None,
+        "data": [[_value(v) for v in row] for row in frame.itertuples(index=False)],
+        "note": table.note or None,
+    }
+
+
+def render_json(report: Report) -> str:
+    """The report as one JSON document."""
+    payload = {
+        "title": report.title,
+        "command": report.command,
+        "versions": report.versions,
+        "inputs": report.inputs,
+        "sections": [
+            {"title": s.title, "paragraphs": s.paragraphs, "items": s.items,
+             "tables": [table_json(t) for t in s.tables]}
+            for s in report.sections
+        ],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

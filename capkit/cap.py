@@ -209,6 +209,61 @@ def record_cap(
     return pd.Series(values, index=original.index, name="CAP")
 
 
+def as_count_stack(s_stack: object, shape: tuple[int, int]) -> np.ndarray:
+    """Validate a stack of synthetic count tables: an (N, I, J) array of non-negative integers
+    whose tables have the original's ``shape``. Raises :class:`CapkitError` otherwise."""
+    stack = np.asarray(s_stack)
+    if stack.ndim != 3 or stack.shape[1:] != tuple(shape):
+        raise CapkitError(
+            f"s_stack must have shape (N, {shape[0]}, {shape[1]}), got {stack.shape}")
+    if not np.issubdtype(stack.dtype, np.integer):
+        raise CapkitError(f"s_stack must hold integer counts, got dtype {stack.dtype}")
+    if (stack < 0).any():
+        raise CapkitError("s_stack holds negative values; counts must be >= 0")
+    return stack
+
+
+def _dense_original(o: object) -> np.ndarray:
+    o_t = as_count_table(o, "o (original table)")
+    if sparse.issparse(o_t):
+        o_t = o_t.toarray()
+    if o_t.sum() == 0:
+        raise CapkitError("o (original table) holds no records")
+    return o_t
+
+
+def individual_cap_stack(o: object, s_stack: object) -> np.ndarray:
+    """Individual CAP (Definition 1) of every cell, for each synthetic table of a stack.
+
+    Returns
+    -------
+    (N, I, J) float array: ``s[t, i, j] / m_j`` of table t, 0 where key j is absent from it.
+    """
+    stack = as_count_stack(s_stack, _dense_original(o).shape)
+    m_j = stack.sum(axis=1, keepdims=True)
+    return np.divide(stack, m_j, out=np.zeros(stack.shape), where=m_j > 0)
+
+
+def correct_predictions_stack(o: object, s_stack: object) -> np.ndarray:
+    """:func:`correct_predictions` for each table of a stack, vectorised.
+
+    The intruder predicts, for each original record, the most frequent synthetic target of its
+    key (Baillargeon & Charest, Section 4); ties are split evenly among the tied targets and a
+    key absent from the synthetic table gets no prediction.
+
+    Returns
+    -------
+    (N,) float array: expected number of original records predicted right.
+    """
+    o_t = _dense_original(o)
+    stack = as_count_stack(s_stack, o_t.shape)
+    present = stack.sum(axis=1) > 0
+    tied = (stack == stack.max(axis=1, keepdims=True)) & present[:, np.newaxis, :]
+    n_tied = tied.sum(axis=1)
+    hits = (o_t[np.newaxis] * tied).sum(axis=1)
+    return np.divide(hits, n_tied, out=np.zeros(hits.shape), where=n_tied > 0).sum(axis=1)
+
+
 def average_cap_stack(o: object, s_stack: np.ndarray, version: int = 1) -> np.ndarray:
     """Average CAP of O with each of a stack of synthetic tables, vectorised.
 
@@ -228,18 +283,9 @@ def average_cap_stack(o: object, s_stack: np.ndarray, version: int = 1) -> np.nd
     """
     if version not in (1, 2):
         raise CapkitError(f"version must be 1 or 2 (Definitions 2 and 3), got {version!r}")
-    o_t = as_count_table(o, "o (original table)")
-    if sparse.issparse(o_t):
-        o_t = o_t.toarray()
-    stack = np.asarray(s_stack)
-    if stack.ndim != 3 or stack.shape[1:] != o_t.shape:
-        raise CapkitError(f"s_stack must have shape (N, {o_t.shape[0]}, {o_t.shape[1]}), "
-                          f"got {stack.shape}")
-    if (stack < 0).any():
-        raise CapkitError("s_stack holds negative values; counts must be >= 0")
+    o_t = _dense_original(o)
+    stack = as_count_stack(s_stack, o_t.shape)
     n = o_t.sum()
-    if n == 0:
-        raise CapkitError("o (original table) holds no records")
     m_j = stack.sum(axis=1)
     numerators = (o_t[np.newaxis] * stack).sum(axis=1)
     totals = np.divide(numerators, m_j, out=np.zeros(m_j.shape), where=m_j > 0).sum(axis=1)

@@ -360,18 +360,6 @@ def _plot_available() -> bool:
     return True
 
 
-def _drop_unused_where_missing(frames: pd.DataFrame | list[pd.DataFrame]
-                               ) -> pd.DataFrame | list[pd.DataFrame]:
-    if isinstance(frames, list):
-        return [_drop_unused_where_missing(f) for f in frames]
-    out = frames.copy(deep=False)
-    for column in out.columns:
-        series = out[column]
-        if isinstance(series.dtype, pd.CategoricalDtype) and series.isna().any():
-            out[column] = series.cat.remove_unused_categories()
-    return out
-
-
 @dataclass
 class DisclosureRun:
     """Everything the disclosure report shows."""
@@ -382,40 +370,16 @@ class DisclosureRun:
 
 
 def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool) -> DisclosureRun:
-    """``disclosure_summary`` over the targets, one target at a time (for the progress bar)."""
+    """``disclosure_summary`` over all targets, with its progress bar unless ``quiet``."""
     from capkit.disclosure import disclosure_summary
-    from capkit.disclosure.summary import _row_names
 
-    m = len(inputs.synthetics)
-    per_target = {}
-    parts = []
-    # With a missing value a variable keeps only its observed levels (spec 3.6), so dropping
-    # unused categories there changes nothing; it also sidesteps a KeyError in
-    # capkit.disclosure.labels.to_missing_level for unused levels (reported to the lead).
-    original, synthetics = (_drop_unused_where_missing(f)
-                            for f in (inputs.original, inputs.synthetics))
-    with _progress(len(inputs.targets) * m, quiet, "target x synthesis") as bar:
-        for target in inputs.targets:
-            bar.set_description_str(target, refresh=False)
-            per = dict(options)
-            not_lev = per.pop("not_targetlev", {})
-            if not_lev:
-                per["not_targetslev"] = [not_lev.get(target, "")]
-            one = disclosure_summary(synthetics, original, inputs.keys,
-                                     [target], compare_synorig=False, **per)
-            per_target.update(one.per_target)
-            parts.append((one, target))
-            bar.update(m)
-    first = parts[0][0]
-    table = pd.concat([one.attrib_table.set_axis([t]) for one, t in parts])
-    syn = table["attrib.syn"].to_numpy(dtype=float)
-    table = table.iloc[np.argsort(np.where(np.isnan(syn), np.inf, syn), kind="stable")]
-    table.index = pd.Index(_row_names(table))
-    summary = type(first)(
-        attrib_table=table, ident_orig=pd.concat([one.ident_orig for one, _ in parts]),
-        ident_syn=pd.concat([one.ident_syn for one, _ in parts]), keys=first.keys,
-        targets=list(inputs.targets), n_orig=first.n_orig, m=first.m,
-        ident_meas=first.ident_meas, attrib_meas=first.attrib_meas, per_target=per_target)
+    per = dict(options)
+    not_lev = per.pop("not_targetlev", {})
+    if not_lev:
+        per["not_targetslev"] = [not_lev.get(t, "") for t in inputs.targets]
+    summary = disclosure_summary(inputs.synthetics, inputs.original, inputs.keys,
+                                 list(inputs.targets), compare_synorig=False,
+                                 progress=not quiet, **per)
     return DisclosureRun(summary, inputs, options)
 
 

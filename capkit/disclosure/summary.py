@@ -8,11 +8,13 @@ messages, and the identity measures (UiO and repU), in a table ordered by the sy
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from capkit.disclosure import options as opt
 from capkit.disclosure.compare import synorig_compare
@@ -128,6 +130,7 @@ def disclosure_summary(
     compare_synorig: bool = True,
     synthpop_compat: bool = False,
     collation: Callable[[str], object] | None = None,
+    progress: bool = False,
 ) -> DisclosureSummary:
     """Disclosure measures for many targets with the same keys (synthpop ``multi.disclosure``).
 
@@ -150,6 +153,9 @@ def disclosure_summary(
         Reproduce synthpop's quirks Q5-Q9, Q10b and Q21 (spec 9.2). By default a list of data
         frames is m syntheses, exclusions are passed on correctly, ``usekeys_na`` follows the
         keys as given, ident.syn is averaged over syntheses and Npairs counts pairs.
+    progress
+        Show a progress bar over the targets (on stderr, only when the work takes over a
+        second).
     Other arguments are passed to ``disclosure``.
 
     Returns
@@ -212,7 +218,10 @@ def disclosure_summary(
         flags = usekeys_na
 
     results: dict[str, DisclosureResult] = {}
-    for i, name in enumerate(target_list):
+    bar = tqdm(target_list, disable=not progress, delay=1.0, unit="target", file=sys.stderr,
+               desc="disclosure")
+    for i, name in enumerate(bar):
+        bar.set_postfix_str(name, refresh=False)
         if compat and name in explicit_na:
             raise CapkitError(
                 f"target {name!r} has missing values in only one of original and synthetic "

@@ -12,7 +12,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,spark]"
 	touch $(STAMP)
 
 ## test: unit, property and conformance tests, then nbval over the stored notebooks

@@ -46,6 +46,7 @@ class KeyTargetTable:
     record_cell
         (n, 2) int array: for each original record (in the frame's row order), its (i, j);
         ``-1`` for a record dropped because of a missing value (``dropna=True``).
+        ``None`` when a DuckDB or Spark engine counted (records never come back to Python).
     synthetic_record_cell
         The same for the synthetic records.
     """
@@ -54,8 +55,8 @@ class KeyTargetTable:
     synthetic: Table
     targets: pd.Index
     keys: pd.Index
-    record_cell: np.ndarray
-    synthetic_record_cell: np.ndarray
+    record_cell: np.ndarray | None
+    synthetic_record_cell: np.ndarray | None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -245,20 +246,22 @@ def _labels(levels: list[pd.Index], components: list[np.ndarray], names: list[st
 
 
 def crosstab(
-    original: pd.DataFrame,
-    synthetic: pd.DataFrame,
+    original: pd.DataFrame | object,
+    synthetic: pd.DataFrame | object,
     keys: str | Sequence[str],
     target: str | Sequence[str],
     *,
     dropna: bool = False,
     sparse_output: bool | None = None,
+    engine: str | None = None,
 ) -> KeyTargetTable:
     """Aligned target x key count tables of an original and a synthetic data frame.
 
     Parameters
     ----------
     original, synthetic
-        The two data frames. Neither is modified.
+        The two data frames. Neither is modified. With an ``engine`` (see below) each may also
+        be a Parquet/CSV path or glob, a DuckDB relation or a PySpark DataFrame.
     keys
         One or more key columns (the quasi-identifiers an intruder knows); their combinations
         are the keys K_1..K_J of Baillargeon & Charest (Section 2.1).
@@ -272,6 +275,11 @@ def crosstab(
     sparse_output
         ``True``/``False`` forces sparse/dense counts; ``None`` (default) goes sparse when the
         table has more than :data:`DENSE_CELL_LIMIT` cells.
+    engine
+        Who counts: ``"pandas"`` (in memory, the code below), ``"duckdb"`` (files or relations
+        larger than memory) or ``"spark"`` (PySpark DataFrames, clusters); ``None`` chooses from
+        the inputs (pandas for two DataFrames). Every engine gives the same labels and counts;
+        DuckDB and Spark return ``record_cell = None``. See :mod:`capkit.engines`.
 
     Returns
     -------
@@ -287,6 +295,19 @@ def crosstab(
     """
     key_cols = _as_list(keys, "keys")
     target_cols = _as_list(target, "target")
+    if engine is not None or not (
+        isinstance(original, pd.DataFrame) and isinstance(synthetic, pd.DataFrame)
+    ):
+        from capkit import engines
+
+        engine = engines.choose_engine(original, synthetic, engine)
+        if engine != "pandas":
+            counted = engines.count_codes(original, synthetic, key_cols, target_cols, engine,
+                                          dropna=dropna)
+            counts_o, counts_s = engines.count_table(counted, sparse_output)
+            return KeyTargetTable(counts_o, counts_s, counted.targets, counted.keys, None, None)
+        original = engines.to_pandas(original, key_cols + target_cols, "original")
+        synthetic = engines.to_pandas(synthetic, key_cols + target_cols, "synthetic")
     validate_frames(original, synthetic, key_cols, target_cols)
 
     def encode(columns: list[str]) -> tuple[np.ndarray, np.ndarray, pd.Index]:

@@ -239,7 +239,7 @@ def _command_line() -> str:
 
 
 def _progress(total: int, quiet: bool, unit: str):  # noqa: ANN202 - tqdm
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     # shown only when the work takes more than a second (delay), never with --quiet
     return tqdm(total=total, disable=quiet, delay=1.0, unit=unit, file=sys.stderr,

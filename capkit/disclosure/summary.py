@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from capkit.disclosure import options as opt
 from capkit.disclosure.compare import synorig_compare

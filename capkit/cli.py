@@ -16,13 +16,14 @@ before anything is written: results are computed in full first, files written la
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import platform
 import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,9 +33,10 @@ import pandas as pd
 
 from capkit.errors import CapkitError
 
-#: Counting engines of ``capkit disclosure``: pandas/numpy only for now (capkit.disclosure
-#: counts in numpy); DuckDB and Spark plug in here when it takes an engine.
-ENGINES = ("pandas",)
+#: Counting engines of ``capkit disclosure``: ``auto`` lets
+#: :func:`capkit.engines.engine_for` choose (DuckDB for Parquet/CSV files over
+#: :data:`capkit.engines.FILE_SIZE_THRESHOLD`, pandas otherwise).
+ENGINES = ("auto", "pandas", "duckdb", "spark")
 #: Counting engines of ``capkit cap``: those of ``capkit.tables.crosstab(..., engine=...)``.
 CAP_ENGINES = ("pandas", "duckdb", "spark")
 
@@ -158,7 +160,7 @@ def load_inputs(
         if clash:
             raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be "
                               "a key")
-    headers = [io.read_columns(p) if p.exists() else None for p in synthetic]
+    headers = [io.read_columns(p) if io.exists(p) else None for p in synthetic]
     for p, h in zip(synthetic, headers, strict=True):
         if h is None:
             raise CapkitError(f"synthetic file {str(p)!r} does not exist")
@@ -172,7 +174,7 @@ def load_inputs(
                 "columns")
     explicit = targets is not None
     if targets is None:
-        orig_header = io.read_columns(original) if original.exists() else []
+        orig_header = io.read_columns(original) if io.exists(original) else []
         targets = [c for c in headers[0] if c not in keys and (not orig_header
                                                                or c in orig_header)]
         if not targets:
@@ -218,6 +220,137 @@ def load_inputs(
     lines.append(f"columns read: {', '.join(keys + kept)}")
     return Inputs(aligned.original, aligned.synthetics, keys, kept, lines, aligned.changes,
                   warnings)
+
+
+def _file_stats(source: str, role: str, keys: list[str], targets: list[str]
+                ) -> tuple[int, dict[str, int], dict[str, int], dict[str, int]]:
+    """One DuckDB pass over a file (or glob): records, non-missing and distinct values of the
+    keys, number of levels (missing counted as one) of the targets."""
+    from capkit.engines import duckdb as duck
+
+    q = duck.quote
+    exprs = ["count(*)"] + [f"count({q(k)})" for k in keys]
+    exprs += [f"count(DISTINCT {q(k)})" for k in keys]
+    exprs += [f"count(DISTINCT {q(t)}) + (count({q(t)}) < count(*))::INTEGER" for t in targets]
+    con = duck.connect()
+    try:
+        rel = duck.relation(source, con, role)
+        try:
+            row = rel.aggregate(", ".join(exprs)).fetchall()[0]
+        except Exception as exc:  # duckdb's own exception hierarchy
+            raise CapkitError(f"{role} data could not be read by DuckDB: {exc}") from exc
+    finally:
+        con.close()
+    n_k = len(keys)
+    values = [int(v) for v in row]
+    return (values[0], dict(zip(keys, values[1:1 + n_k], strict=True)),
+            dict(zip(keys, values[1 + n_k:1 + 2 * n_k], strict=True)),
+            dict(zip(targets, values[1 + 2 * n_k:], strict=True)))
+
+
+def load_engine_inputs(
+    original: Path,
+    synthetic: Sequence[Path],
+    keys: list[str],
+    targets: list[str] | None,
+    *,
+    min_target_levels: int = 2,
+) -> Inputs:
+    """The checks and notes of :func:`load_inputs` for a DuckDB/Spark run, without reading the
+    records into Python: headers from the file schemas, counts from one DuckDB pass per file.
+
+    ``Inputs.original`` / ``Inputs.synthetics`` are then the paths (globs allowed), for the
+    engine to count. Columns are not type-aligned: a column must have the same kind (number,
+    text, date) in every file, else the engine raises a :class:`CapkitError` naming it.
+    """
+    from capkit.disclosure.engine_path import columns_of
+
+    if not synthetic:
+        raise CapkitError("give at least one synthetic file after the original file")
+    if targets is not None:
+        clash = [t for t in targets if t in keys]
+        if clash:
+            raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be "
+                              "a key")
+    orig_src, syn_src = str(original), [str(p) for p in synthetic]
+    orig_header = columns_of(orig_src, "original")
+    headers = [columns_of(s, "synthetic") for s in syn_src]
+    for p, h in zip(synthetic[1:], headers[1:], strict=True):
+        if set(h) != set(headers[0]):
+            missing = [c for c in headers[0] if c not in h]
+            extra = [c for c in h if c not in headers[0]]
+            raise CapkitError(
+                f"synthetic file {p.name!r} has different columns from {synthetic[0].name!r}"
+                f" (missing: {missing}, extra: {extra}); every synthesis must have the same "
+                "columns")
+    explicit = targets is not None
+    if targets is None:
+        targets = [c for c in headers[0] if c not in keys and c in orig_header]
+        if not targets:
+            raise CapkitError("no target: the synthetic files have no column besides the keys "
+                              "that is also in the original file; give --targets")
+    roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
+    for role, path, header in [("original", original, orig_header),
+                               *[("synthetic", p, h) for p, h in
+                                 zip(synthetic, headers, strict=True)]]:
+        for column in keys + targets:
+            if column not in header:
+                shown = header if len(header) <= 20 else header[:20] + ["..."]
+                raise CapkitError(f"{roles[column]} column {column!r} is missing from {role} "
+                                  f"file {path.name!r} (its columns: {shown})")
+    n, present, distinct, levels = _file_stats(orig_src, "original", keys, targets)
+    syn_counts = []
+    for p, src in zip(synthetic, syn_src, strict=True):
+        n_s, present_s, _, _ = _file_stats(src, "synthetic", keys, [])
+        syn_counts.append(n_s)
+        for label, count, nonmissing in [(f"original file {original.name!r}", n, present),
+                                         (f"synthetic file {p.name!r}", n_s, present_s)]:
+            if count == 0:
+                raise CapkitError(f"{label} is empty: it has a header but no rows")
+            for k in keys:
+                if nonmissing[k] == 0:
+                    raise CapkitError(f"key column {k!r} is missing (NA) in every record of "
+                                      f"{label}; a key must have values")
+    warnings: list[str] = []
+    for k in keys:
+        if n > 1 and distinct[k] >= n:
+            warnings.append(f"key {k!r} has {distinct[k]} distinct values in the {n} original "
+                            "records: every record is unique on it, so every record is an "
+                            "identity-disclosure risk (is it an identifier?)")
+    kept = []
+    for t in targets:
+        if levels[t] < min_target_levels:
+            message = (f"target column {t!r} has a single level in the original file: "
+                       "attribute disclosure needs at least two")
+            if explicit:
+                raise CapkitError(message)
+            warnings.append(message + "; skipped")
+        else:
+            kept.append(t)
+    if not kept:
+        raise CapkitError("no target left: every candidate target has a single level")
+    lines = [f"original: {original.name} ({n} records, {len(orig_header)} columns)"]
+    lines += [f"synthetic {j}: {p.name} ({n_s} records)"
+              for j, (p, n_s) in enumerate(zip(synthetic, syn_counts, strict=True), start=1)]
+    lines.append(f"columns read: {', '.join(keys + kept)}")
+    return Inputs(orig_src, syn_src, keys, kept, lines, [], warnings)  # type: ignore[arg-type]
+
+
+def choose_disclosure_engine(engine: str, original: Path, synthetic: Sequence[Path]) -> str:
+    """The engine of a ``capkit disclosure`` run: ``engine`` unless it is ``auto``.
+
+    ``auto``: :func:`capkit.engines.engine_for` on the files (DuckDB above
+    :data:`capkit.engines.FILE_SIZE_THRESHOLD` bytes of Parquet/CSV, pandas otherwise); R
+    files, and files with a problem, go to pandas, whose reader reports the problem.
+    """
+    if engine != "auto":
+        return engine
+    from capkit import engines
+
+    try:
+        return engines.engine_for(str(original), [str(p) for p in synthetic])
+    except CapkitError:
+        return "pandas"
 
 
 def _versions() -> dict[str, str]:
@@ -369,24 +502,67 @@ class DisclosureRun:
     options: dict[str, object]
 
 
-def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool) -> DisclosureRun:
-    """``disclosure_summary`` over all targets, with its progress bar unless ``quiet``."""
+def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
+                   engine: str = "pandas") -> DisclosureRun:
+    """``disclosure_summary`` over all targets, with its progress bar unless ``quiet``.
+
+    With ``engine`` "duckdb" or "spark", ``inputs`` come from :func:`load_engine_inputs` (file
+    paths) and the engine counts.
+    """
     from capkit.disclosure import disclosure_summary
 
     per = dict(options)
     not_lev = per.pop("not_targetlev", {})
     if not_lev:
         per["not_targetslev"] = [not_lev.get(t, "") for t in inputs.targets]
-    summary = disclosure_summary(inputs.synthetics, inputs.original, inputs.keys,
-                                 list(inputs.targets), compare_synorig=False,
-                                 progress=not quiet, **per)
+    if engine == "pandas":
+        summary = disclosure_summary(inputs.synthetics, inputs.original, inputs.keys,
+                                     list(inputs.targets), compare_synorig=False,
+                                     progress=not quiet, **per)
+        return DisclosureRun(summary, inputs, options)
+    with _engine_sources(inputs, engine) as (original, synthetics):
+        summary = disclosure_summary(synthetics, original, inputs.keys, list(inputs.targets),
+                                     compare_synorig=False, progress=not quiet,
+                                     engine=engine, **per)
     return DisclosureRun(summary, inputs, options)
+
+
+@contextlib.contextmanager
+def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[object]]]:
+    """The files as the engine's tables of the needed columns, keys first in --keys order.
+
+    This is the column order the pandas path reads, so both give the keys in the same order
+    (the data order of ``disclosure``).
+    """
+    columns = list(inputs.keys) + list(inputs.targets)
+    paths = [inputs.original, *inputs.synthetics]
+    roles = ["original"] + ["synthetic"] * len(inputs.synthetics)
+    if engine == "duckdb":
+        from capkit.engines import duckdb as duck
+
+        con = duck.connect()
+        try:
+            select = ", ".join(duck.quote(c) for c in columns)
+            tables = [duck.relation(p, con, r).select(select)
+                      for p, r in zip(paths, roles, strict=True)]
+            yield tables[0], tables[1:]
+        finally:
+            con.close()
+    else:
+        from capkit.engines import spark as spark_engine
+
+        spark = spark_engine.session()
+        tables = [spark_engine.spark_frame(p, spark, r, columns).select(
+            *[spark_engine._col(c) for c in columns]) for p, r in zip(paths, roles, strict=True)]
+        yield tables[0], tables[1:]
 
 
 @main.command()
 @_common
-@click.option("--engine", type=click.Choice(ENGINES), default="pandas", show_default=True,
-              help="Counting engine.")
+@click.option("--engine", type=click.Choice(ENGINES), default="auto", show_default=True,
+              help="Counting engine: auto = DuckDB for Parquet/CSV files over 1 GiB, pandas "
+                   "otherwise (duckdb/spark: only counts reach Python; no --cont-na, "
+                   "--ngroups-*).")
 @click.option("--targets", metavar="T1,T2,...", default=None,
               help="Target columns (default: every synthetic column that is not a key).")
 @click.option("--denom-lim", type=int, default=5, show_default=True,
@@ -420,9 +596,10 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
     """synthpop's disclosure measures of SYNTHETIC file(s) made from the ORIGINAL file.
 
     FILES are the original file, then one synthetic file per synthesis (CSV, Parquet, .rda or
-    .rds). Prints the identity measures (UiO, repU), the attribute table of
-    disclosure_summary (Dorig and DiSCO per target), the CAP family (baseline, CAP versions 1
-    and 2, DCAP, TCAP) and the targets or target-key pairs flagged by the 1-way and 2-way checks.
+    .rds; a quoted glob such as 'syn1/*.parquet' is one data set). Prints the identity
+    measures (UiO, repU), the attribute table of disclosure_summary (Dorig and DiSCO per
+    target), the CAP family (baseline, CAP versions 1 and 2, DCAP, TCAP) and the targets or
+    target-key pairs flagged by the 1-way and 2-way checks.
     """
 
     def body() -> None:
@@ -438,8 +615,19 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         t2 = _thresholds(thresh_2way, "--thresh-2way")
         not_lev = dict(_pairs(not_targetlev, "--not-targetlev"))
         cont_pairs = _pairs(cont_na, "--cont-na")
-        inputs = load_inputs(original, synthetic, key_list, target_list,
-                             na_values.split(","))
+        chosen = choose_disclosure_engine(engine, original, synthetic)
+        if chosen == "pandas":
+            inputs = load_inputs(original, synthetic, key_list, target_list,
+                                 na_values.split(","))
+        else:
+            for used, option in ((cont_pairs, "--cont-na"), (ngroups_targets, "--ngroups-targets"),
+                                 (ngroups_keys, "--ngroups-keys"),
+                                 (na_values != ",NA", "--na-values")):
+                if used:
+                    raise CapkitError(f"{option} needs --engine pandas: the {chosen} engine "
+                                      "counts the files without reading their records into "
+                                      "Python")
+            inputs = load_engine_inputs(original, synthetic, key_list, target_list)
         unknown = [t for t in not_lev if t not in inputs.targets]
         if unknown:
             raise CapkitError(f"--not-targetlev names {unknown[0]!r}, which is not a target "
@@ -448,7 +636,7 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
             "denom_lim": denom_lim, "exclude_ov_denom_lim": exclude_over_denom_lim,
             "usekeys_na": not no_keys_na, "usetargets_na": not no_target_na,
             "ngroups_targets": ngroups_targets, "ngroups_keys": ngroups_keys,
-            "cont_na": _cont_na(cont_pairs, inputs),
+            "cont_na": _cont_na(cont_pairs, inputs) if chosen == "pandas" else None,
         }
         if not_lev:
             options["not_targetlev"] = not_lev
@@ -457,7 +645,7 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         if t2 is not None:
             options["thresh_2way"] = t2
         _notes(inputs, quiet)
-        result = run_disclosure(inputs, options, quiet)
+        result = run_disclosure(inputs, options, quiet, engine=chosen)
         figure_svg = None
         fig = None
         if (plot_path is not None or fmt == "html") and _plot_available():

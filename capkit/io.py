@@ -14,12 +14,16 @@ Only the requested columns are parsed: ``usecols`` for CSV, a column projection 
 (the other columns are never decoded). R files are read whole by pyreadr (the format has no
 column projection) and then cut down to the needed columns.
 
+A path may be a glob (``"syn/part-*.parquet"``, quoted so that the shell leaves it alone): the
+matching files, in name order, are read as one data set and must have the same columns.
+
 Missing values in CSV files: by default only an empty field and the text ``NA`` (what R's
 ``write.csv`` writes) are missing; every other text, "None" or "NaN" included, is a value.
 """
 
 from __future__ import annotations
 
+import glob
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,9 +172,34 @@ def _read_r(path: Path, role: str, fmt: str) -> pd.DataFrame:
     return next(iter(frames.values()))
 
 
+def is_glob(path: str | Path) -> bool:
+    """Whether ``path`` is a glob pattern (``*``, ``?`` or ``[...]``)."""
+    return glob.has_magic(str(path))
+
+
+def exists(path: str | Path) -> bool:
+    """Whether ``path`` is an existing file or folder, or a glob that matches something."""
+    if is_glob(path):
+        return bool(glob.glob(str(path), recursive=True))
+    return Path(path).exists()
+
+
+def expand(path: str | Path, role: str = "data") -> list[Path]:
+    """The files a path or glob names, in name order (a plain path: itself)."""
+    if not is_glob(path):
+        return [Path(path)]
+    files = sorted(glob.glob(str(path), recursive=True))
+    if not files:
+        raise CapkitError(f"{role} file pattern {str(path)!r} matches no file")
+    return [Path(f) for f in files]
+
+
 def read_columns(path: str | Path) -> list[str]:
-    """Column names of a data file in file order, reading only its header (or whole R file)."""
-    p = Path(path)
+    """Column names of a data file in file order, reading only its header (or whole R file).
+
+    For a glob, the columns of the first matching file.
+    """
+    p = expand(path)[0]
     _check_path(p, "data")
     fmt = file_format(p)
     if fmt == "csv":
@@ -215,6 +244,9 @@ def read_table(
         For a missing, unreadable, empty or unknown-format file, duplicated column names, a
         requested column the file lacks, or a file too large for memory.
     """
+    if is_glob(path):
+        return _read_glob(path, columns, role=role, na_values=na_values,
+                          column_roles=column_roles)
     p = Path(path)
     _check_path(p, role)
     fmt = file_format(p)
@@ -254,3 +286,18 @@ def read_table(
     if len(frame) == 0:
         raise CapkitError(f"{role} file {p.name!r} is empty: it has a header but no rows")
     return DataFile(path=p, role=role, columns=tuple(header), frame=frame)
+
+
+def _read_glob(pattern: str | Path, columns: Sequence[str] | None, *, role: str,
+               na_values: Sequence[str], column_roles: dict[str, str] | None) -> DataFile:
+    """Every file a glob matches, read as one data set (rows in file-name order)."""
+    parts = [read_table(f, columns, role=role, na_values=na_values, column_roles=column_roles)
+             for f in expand(pattern, role)]
+    first = parts[0]
+    for part in parts[1:]:
+        if set(part.columns) != set(first.columns):
+            raise CapkitError(f"{role} files of {str(pattern)!r}: {part.path.name!r} has "
+                              f"different columns from {first.path.name!r}")
+    frame = pd.concat([part.frame for part in parts], ignore_index=True) if len(parts) > 1 \
+        else first.frame
+    return DataFile(path=Path(pattern), role=role, columns=first.columns, frame=frame)

@@ -200,8 +200,8 @@ def _front_end(syntheses: list[pd.DataFrame], original: pd.DataFrame, compare: b
 
 
 def disclosure(
-    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
-    original: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame] | object,
+    original: pd.DataFrame | object,
     keys: str | int | Sequence[str | int],
     target: str | int,
     *,
@@ -222,6 +222,7 @@ def disclosure(
     compare_synorig: bool = True,
     synthpop_compat: bool = False,
     collation: Callable[[str], object] | None = None,
+    engine: str | None = None,
 ) -> DisclosureResult:
     """Identity and attribute disclosure measures of synthetic data (synthpop ``disclosure``).
 
@@ -229,8 +230,11 @@ def disclosure(
     ----------
     synthetic
         One synthetic DataFrame, or a list of m of them (m syntheses of the same original).
+        With ``engine`` (or on its own) each synthesis may also be a Parquet/CSV path or glob
+        (all matching files are one synthesis), a DuckDB relation or a PySpark DataFrame.
     original
-        The original data. Neither input is modified.
+        The original data (a DataFrame, or any input ``synthetic`` accepts; a list of paths is
+        one data set). Neither input is modified.
     keys
         Quasi-identifier columns (names, or 1-based column numbers of ``original``).
     target
@@ -261,6 +265,13 @@ def disclosure(
         Q1, Q3, Q4, Q10, Q14, Q15, Q18, Q19, Q20 (see ``docs/synthpop-differences.md``).
     collation
         Sort key for label ordering; ``None`` = code-point order (what the oracle's R used).
+    engine
+        Who counts the target x key tables: ``None`` (default: pandas for DataFrames, else
+        chosen by :func:`capkit.engines.choose_engine`), ``"pandas"`` (files are read into
+        memory, then the pandas path), ``"duckdb"`` or ``"spark"`` (only the counts come back;
+        see :mod:`capkit.disclosure.engine_path`). The big engines give the same ident, attrib
+        and allcaps as pandas; options that need per-record data (``ngroups_target``,
+        ``ngroups_keys``, ``cont_na``, ``synthpop_compat=True``) raise on them.
 
     Returns
     -------
@@ -271,6 +282,32 @@ def disclosure(
     CapkitError
         For every error condition of synthpop's argument checks (spec 2), naming the argument.
     """
+    from capkit.disclosure import engine_path
+
+    if engine_path.uses_engine(synthetic, original, engine):
+        passed = {
+            "denom_lim": denom_lim, "exclude_ov_denom_lim": exclude_ov_denom_lim,
+            "not_targetlev": not_targetlev, "usetarget_na": usetarget_na,
+            "usekeys_na": usekeys_na, "exclude_keys": exclude_keys,
+            "exclude_keylevs": exclude_keylevs, "exclude_targetlevs": exclude_targetlevs,
+            "thresh_1way": thresh_1way, "thresh_2way": thresh_2way, "digits": digits,
+            "collation": collation}
+        if engine == "pandas":  # read the needed columns, then the pandas path below
+            names = None
+            if all(isinstance(x, str) for x in [target, *(
+                    [keys] if isinstance(keys, str | int) else keys)]):
+                names = [*([keys] if isinstance(keys, str) else keys), target]
+            frames, orig_frame = engine_path.read_for_pandas(synthetic, original, names)
+            return disclosure(frames, orig_frame, keys, target, cont_na=cont_na,
+                              ngroups_target=ngroups_target, ngroups_keys=ngroups_keys,
+                              compare_synorig=compare_synorig,
+                              synthpop_compat=synthpop_compat, **passed)
+        engine_path.reject_unsupported(
+            cont_na=cont_na, ngroups=[("ngroups_target", ngroups_target),
+                                      ("ngroups_keys", ngroups_keys)],
+            synthpop_compat=synthpop_compat, compare_synorig=compare_synorig)
+        return engine_path.engine_disclosure(synthetic, original, keys, target, engine=engine,
+                                             **passed)
     compat = bool(synthpop_compat)
     messages: list[str] = []
     syntheses = opt.as_frames(synthetic)

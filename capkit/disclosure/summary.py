@@ -106,8 +106,8 @@ def _row_names(table: pd.DataFrame) -> list[str]:
 
 
 def disclosure_summary(
-    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
-    original: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame] | object,
+    original: pd.DataFrame | object,
     keys: str | Sequence[str],
     targets: Sequence[str] | None = None,
     *,
@@ -131,6 +131,7 @@ def disclosure_summary(
     synthpop_compat: bool = False,
     collation: Callable[[str], object] | None = None,
     progress: bool = False,
+    engine: str | None = None,
 ) -> DisclosureSummary:
     """Disclosure measures for many targets with the same keys (synthpop ``multi.disclosure``).
 
@@ -156,6 +157,11 @@ def disclosure_summary(
     progress
         Show a progress bar over the targets (on stderr, only when the work takes over a
         second).
+    engine
+        As for :func:`~capkit.disclosure.core.disclosure`: ``None``/``"pandas"`` on DataFrames
+        is the pandas path; files, DuckDB relations, PySpark DataFrames or ``"duckdb"`` /
+        ``"spark"`` count in that engine, one target at a time (``ngroups_targets``,
+        ``ngroups_keys``, ``cont_na`` and ``synthpop_compat=True`` need the pandas engine).
     Other arguments are passed to ``disclosure``.
 
     Returns
@@ -167,6 +173,24 @@ def disclosure_summary(
         raise CapkitError(f"ident_meas must be one of {IDENT_MEASURES}, got {ident_meas!r}")
     if attrib_meas not in ATTRIB_MEASURES:
         raise CapkitError(f"attrib_meas must be one of {ATTRIB_MEASURES}, got {attrib_meas!r}")
+    from capkit.disclosure import engine_path
+
+    if engine_path.uses_engine(synthetic, original, engine):
+        if engine == "pandas":  # read into memory, then the pandas path
+            synthetic, original = engine_path.read_for_pandas(synthetic, original, None)
+            engine = None
+        else:
+            return _engine_summary(
+                synthetic, original, keys, targets, engine=engine,
+                not_targetslev=not_targetslev, usetargets_na=usetargets_na,
+                usekeys_na=usekeys_na, ngroups_targets=ngroups_targets,
+                ngroups_keys=ngroups_keys, exclude_keys=exclude_keys,
+                exclude_keylevs=exclude_keylevs, exclude_targetlevs=exclude_targetlevs,
+                ident_meas=ident_meas, attrib_meas=attrib_meas, denom_lim=denom_lim,
+                exclude_ov_denom_lim=exclude_ov_denom_lim, thresh_1way=thresh_1way,
+                thresh_2way=thresh_2way, cont_na=cont_na, digits=digits,
+                compare_synorig=compare_synorig, synthpop_compat=synthpop_compat,
+                collation=collation, progress=progress)
     syntheses = opt.as_frames(synthetic)
     original = opt.check_original(original)
     compare = opt.check_flag(compare_synorig, "compare_synorig")
@@ -241,6 +265,12 @@ def disclosure_summary(
             thresh_1way=thresh_1way, thresh_2way=thresh_2way, digits=digits,
             compare_synorig=pass_compare, synthpop_compat=compat, collation=collation)
 
+    return _assemble(results, target_list, ident_meas, attrib_meas, compat, digits)
+
+
+def _assemble(results: dict[str, DisclosureResult], target_list: list[str], ident_meas: str,
+              attrib_meas: str, compat: bool, digits: int) -> DisclosureSummary:
+    """The summary table of the per-target results (spec 9.3)."""
     first = results[target_list[0]]
     ident_orig = pd.Series({t: float(r.ident["UiO"].mean()) for t, r in results.items()},
                            name="ident.orig")
@@ -279,3 +309,68 @@ def disclosure_summary(
         attrib_table=table[TABLE_COLUMNS], ident_orig=ident_orig, ident_syn=ident_syn,
         keys=first.keys, targets=target_list, n_orig=first.n_orig, m=first.m,
         ident_meas=ident_meas, attrib_meas=attrib_meas, per_target=results, digits=digits)
+
+
+def _engine_summary(synthetic: object, original: object, keys: str | Sequence[str],
+                    targets: Sequence[str] | None, *, engine: str | None,
+                    not_targetslev: Sequence[str] | None,
+                    usetargets_na: bool | Sequence[bool], usekeys_na: bool | Sequence[bool],
+                    ngroups_targets: object, ngroups_keys: object,
+                    exclude_keys: object, exclude_keylevs: object, exclude_targetlevs: object,
+                    ident_meas: str, attrib_meas: str, denom_lim: int | None,
+                    exclude_ov_denom_lim: bool, thresh_1way: Sequence[float],
+                    thresh_2way: Sequence[float], cont_na: object, digits: int,
+                    compare_synorig: bool, synthpop_compat: bool,
+                    collation: Callable[[str], object] | None,
+                    progress: bool) -> DisclosureSummary:
+    """``disclosure_summary`` with the counting done by DuckDB or Spark, one target at a time.
+
+    Same arguments and result as the pandas path (without synthpop_compat's quirks).
+    """
+    from capkit.disclosure import engine_path
+
+    engine_path.reject_unsupported(
+        cont_na=cont_na, ngroups=[("ngroups_targets", ngroups_targets),
+                                  ("ngroups_keys", ngroups_keys)],
+        synthpop_compat=synthpop_compat, compare_synorig=compare_synorig)
+    sources = engine_path.synthetic_sources(synthetic)
+    engine = engine_path.resolve_engine(sources, original, engine)
+    orig_cols = engine_path.columns_of(original, "original")
+    syn_cols = engine_path.columns_of(sources[0], "synthetic")
+    frame0 = pd.DataFrame(columns=pd.Index(orig_cols, dtype=object))
+    user_keys = opt.resolve_columns(keys, frame0, "keys")
+    if targets is None:
+        targets = [c for c in syn_cols if c not in user_keys and c in orig_cols]
+    target_list = opt.resolve_columns(targets, frame0, "targets")
+    for name in [*user_keys, *target_list]:
+        for label, cols in [("original", orig_cols), ("synthetic", syn_cols)]:
+            if name not in cols:
+                raise CapkitError(f"keys and targets must be columns of original and synthetic "
+                                  f"data: {name!r} is not in {label}")
+    clash = [t for t in target_list if t in user_keys]
+    if clash:
+        raise CapkitError(f"targets {clash} are also keys")
+    n = len(target_list)
+    not_lev = _recycle(not_targetslev, n, "not_targetslev") if not_targetslev is not None \
+        else [None] * n
+    for v in not_lev:
+        if v is not None and not isinstance(v, str):
+            raise CapkitError(f"not_targetslev entries must be strings, got {v!r}")
+    use_t = _recycle(usetargets_na, n, "usetargets_na")
+    ex_k = _per_target(exclude_keys, n, "exclude_keys")
+    ex_kl = _per_target(exclude_keylevs, n, "exclude_keylevs")
+    ex_tl = _per_target(exclude_targetlevs, n, "exclude_targetlevs")
+    results: dict[str, DisclosureResult] = {}
+    bar = tqdm(target_list, disable=not progress, delay=1.0, unit="target", file=sys.stderr,
+               desc="disclosure")
+    for i, name in enumerate(bar):
+        bar.set_postfix_str(name, refresh=False)
+        results[name] = disclosure(
+            sources, original, user_keys, name, denom_lim=denom_lim,
+            exclude_ov_denom_lim=exclude_ov_denom_lim,
+            not_targetlev=None if not_lev[i] in (None, "") else not_lev[i],
+            usetarget_na=use_t[i], usekeys_na=usekeys_na, exclude_keys=ex_k[i],
+            exclude_keylevs=ex_kl[i], exclude_targetlevs=ex_tl[i], thresh_1way=thresh_1way,
+            thresh_2way=thresh_2way, digits=digits, compare_synorig=compare_synorig,
+            collation=collation, engine=engine)
+    return _assemble(results, target_list, ident_meas, attrib_meas, False, digits)

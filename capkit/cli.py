@@ -133,6 +133,49 @@ def _levels(series: pd.Series) -> int:
     return int(series.nunique(dropna=False))
 
 
+def _targets_with_levels(targets: list[str], levels: dict[str, int], min_levels: int,
+                         explicit: bool, warnings: list[str],
+                         values: dict[str, object] | None = None) -> list[str]:
+    """The targets with at least ``min_levels`` levels in the original; the others raise (if
+    the user named them) or are skipped with a warning."""
+    kept = []
+    for t in targets:
+        if levels[t] < min_levels:
+            shown = f" ({values[t]!r})" if values is not None else ""
+            message = (f"target column {t!r} has a single level{shown} in the original file: "
+                       "attribute disclosure needs at least two")
+            if explicit:
+                raise CapkitError(message)
+            warnings.append(message + "; skipped")
+        else:
+            kept.append(t)
+    if not kept:
+        raise CapkitError("no target left: every candidate target has a single level")
+    return kept
+
+
+def _check_file_arguments(synthetic: list[Path], keys: list[str], targets: list[str] | None
+                          ) -> None:
+    """At least one synthetic file; no target among the keys."""
+    if not synthetic:
+        raise CapkitError("give at least one synthetic file after the original file")
+    clash = [t for t in targets or [] if t in keys]
+    if clash:
+        raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be a key")
+
+
+def _check_same_columns(synthetic: list[Path], headers: list[list[str]]) -> None:
+    """Every synthesis must have the columns of the first one."""
+    for p, h in zip(synthetic[1:], headers[1:], strict=True):
+        if set(h) != set(headers[0]):
+            missing = [c for c in headers[0] if c not in h]
+            extra = [c for c in h if c not in headers[0]]
+            raise CapkitError(
+                f"synthetic file {p.name!r} has different columns from {synthetic[0].name!r}"
+                f" (missing: {missing}, extra: {extra}); every synthesis must have the same "
+                "columns")
+
+
 def load_inputs(
     original: Path,
     synthetic: Sequence[Path],
@@ -153,25 +196,12 @@ def load_inputs(
     from capkit import io
     from capkit.align import align_frames
 
-    if not synthetic:
-        raise CapkitError("give at least one synthetic file after the original file")
-    if targets is not None:
-        clash = [t for t in targets if t in keys]
-        if clash:
-            raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be "
-                              "a key")
+    _check_file_arguments(synthetic, keys, targets)
     headers = [io.read_columns(p) if io.exists(p) else None for p in synthetic]
     for p, h in zip(synthetic, headers, strict=True):
         if h is None:
             raise CapkitError(f"synthetic file {str(p)!r} does not exist")
-    for p, h in zip(synthetic[1:], headers[1:], strict=True):
-        if set(h) != set(headers[0]):
-            missing = [c for c in headers[0] if c not in h]
-            extra = [c for c in h if c not in headers[0]]
-            raise CapkitError(
-                f"synthetic file {p.name!r} has different columns from {synthetic[0].name!r}"
-                f" (missing: {missing}, extra: {extra}); every synthesis must have the same "
-                "columns")
+    _check_same_columns(synthetic, headers)
     explicit = targets is not None
     if targets is None:
         orig_header = io.read_columns(original) if io.exists(original) else []
@@ -199,20 +229,9 @@ def load_inputs(
             warnings.append(f"key {k!r} has {distinct} distinct values in the {n} original "
                             "records: every record is unique on it, so every record is an "
                             "identity-disclosure risk (is it an identifier?)")
-    kept = []
-    for t in targets:
-        levels = _levels(orig_file.frame[t])
-        if levels < min_target_levels:
-            value = orig_file.frame[t].iloc[0]
-            message = (f"target column {t!r} has a single level ({value!r}) in the original "
-                       "file: attribute disclosure needs at least two")
-            if explicit:
-                raise CapkitError(message)
-            warnings.append(message + "; skipped")
-        else:
-            kept.append(t)
-    if not kept:
-        raise CapkitError("no target left: every candidate target has a single level")
+    kept = _targets_with_levels(
+        targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
+        warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
     aligned = align_frames(orig_file.frame, [f.frame for f in syn_files], keys + kept)
     lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
     lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
@@ -265,24 +284,11 @@ def load_engine_inputs(
     """
     from capkit.disclosure.engine_path import columns_of
 
-    if not synthetic:
-        raise CapkitError("give at least one synthetic file after the original file")
-    if targets is not None:
-        clash = [t for t in targets if t in keys]
-        if clash:
-            raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be "
-                              "a key")
+    _check_file_arguments(synthetic, keys, targets)
     orig_src, syn_src = str(original), [str(p) for p in synthetic]
     orig_header = columns_of(orig_src, "original")
     headers = [columns_of(s, "synthetic") for s in syn_src]
-    for p, h in zip(synthetic[1:], headers[1:], strict=True):
-        if set(h) != set(headers[0]):
-            missing = [c for c in headers[0] if c not in h]
-            extra = [c for c in h if c not in headers[0]]
-            raise CapkitError(
-                f"synthetic file {p.name!r} has different columns from {synthetic[0].name!r}"
-                f" (missing: {missing}, extra: {extra}); every synthesis must have the same "
-                "columns")
+    _check_same_columns(synthetic, headers)
     explicit = targets is not None
     if targets is None:
         targets = [c for c in headers[0] if c not in keys and c in orig_header]
@@ -317,18 +323,7 @@ def load_engine_inputs(
             warnings.append(f"key {k!r} has {distinct[k]} distinct values in the {n} original "
                             "records: every record is unique on it, so every record is an "
                             "identity-disclosure risk (is it an identifier?)")
-    kept = []
-    for t in targets:
-        if levels[t] < min_target_levels:
-            message = (f"target column {t!r} has a single level in the original file: "
-                       "attribute disclosure needs at least two")
-            if explicit:
-                raise CapkitError(message)
-            warnings.append(message + "; skipped")
-        else:
-            kept.append(t)
-    if not kept:
-        raise CapkitError("no target left: every candidate target has a single level")
+    kept = _targets_with_levels(targets, levels, min_target_levels, explicit, warnings)
     lines = [f"original: {original.name} ({n} records, {len(orig_header)} columns)"]
     lines += [f"synthetic {j}: {p.name} ({n_s} records)"
               for j, (p, n_s) in enumerate(zip(synthetic, syn_counts, strict=True), start=1)]

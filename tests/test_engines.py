@@ -8,9 +8,7 @@ can be found.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
 import sys
 from collections import Counter
 
@@ -22,15 +20,13 @@ from hypothesis import strategies as st
 from scipy import sparse
 
 from capkit import cap, engines
+from capkit.disclosure.measures import compute
 from capkit.errors import CapkitError
 from capkit.tables import crosstab
 
 KEYS = ["age", "sex", "region", "flag"]
 TARGET = "income"
 
-HAS_PYSPARK = importlib.util.find_spec("pyspark") is not None
-HAS_JAVA = bool(os.environ.get("JAVA_HOME")) or shutil.which("java") is not None
-HAS_DISCLOSURE = importlib.util.find_spec("capkit.disclosure") is not None
 
 
 def make_frame(seed: int, n: int = 1500) -> pd.DataFrame:
@@ -103,13 +99,10 @@ def assert_same_table(a, b) -> None:
 def measures(table) -> dict[str, float]:
     out = {f"cap_v{v}": cap.average_cap(table.original, table.synthetic, version=v)
            for v in (1, 2)}
-    if HAS_DISCLOSURE:
-        from capkit.disclosure.measures import compute
-
-        result = compute(engines.disclosure_cells(table))
-        out.update(result.ident)
-        out.update(result.attrib)
-        out.update(result.allcaps)
+    result = compute(engines.disclosure_cells(table))
+    out.update(result.ident)
+    out.update(result.attrib)
+    out.update(result.allcaps)
     return out
 
 
@@ -274,7 +267,6 @@ def test_duckdb_property_random_frames(n_o, n_s, seed, kind, dropna):
     assert table_counts(duck, "original") == reference_counts(o, ["k1", "k2"], "t", dropna)
 
 
-@pytest.mark.skipif(not HAS_DISCLOSURE, reason="capkit.disclosure is not installed yet")
 def test_disclosure_measures_from_engine_counts_match_disclosure(frames):
     """capkit.disclosure.disclosure (its own label processing) on the frames equals the
     measures computed from the engine's counts."""
@@ -351,18 +343,6 @@ def test_engine_choice(tmp_path):
 
 
 # ------------------------------------------------------------------------------ Spark
-
-
-@pytest.fixture(scope="module")
-def spark():
-    if not HAS_PYSPARK:
-        pytest.skip("pyspark is not installed: pip install 'capkit[spark]'")
-    if not HAS_JAVA:
-        pytest.skip("no Java runtime found (Spark needs one): on Debian "
-                    "`apt-get install -y default-jre-headless`, or set JAVA_HOME")
-    from capkit.engines.spark import session
-
-    return session()
 
 
 def test_spark_counts_and_measures_equal_pandas_and_duckdb(spark, frames, tmp_path):

@@ -8,10 +8,7 @@ over the records, below). Options the engine path cannot honour raise CapkitErro
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import shutil
 import sys
 from collections import Counter, defaultdict
 
@@ -24,8 +21,6 @@ from capkit.cli import main
 from capkit.disclosure import disclosure, disclosure_summary
 from capkit.errors import CapkitError
 
-HAS_PYSPARK = importlib.util.find_spec("pyspark") is not None
-HAS_JAVA = bool(os.environ.get("JAVA_HOME")) or shutil.which("java") is not None
 MEASURES = ("ident", "attrib", "allcaps")
 
 
@@ -341,18 +336,6 @@ def test_cli_engine_errors(files):
 
 
 # ------------------------------------------------------------------------------ Spark
-
-
-@pytest.fixture(scope="module")
-def spark():
-    if not HAS_PYSPARK:
-        pytest.skip("pyspark is not installed: pip install 'capkit[spark]'")
-    if not HAS_JAVA:
-        pytest.skip("no Java runtime found (Spark needs one): on Debian "
-                    "`apt-get install -y default-jre-headless`, or set JAVA_HOME")
-    from capkit.engines.spark import session
-
-    return session()
 
 
 def test_spark_equals_pandas(spark, files):

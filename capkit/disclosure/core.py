@@ -15,7 +15,7 @@ the ones where synthpop is plainly wrong (see ``docs/synthpop-differences.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -344,10 +344,7 @@ def disclosure(
             if name not in frame.columns:
                 raise CapkitError(f"keys and target must be columns of original and synthetic "
                                   f"data: {name!r} is not in synthetic data set {j + 1}")
-    if len(set(user_keys)) != len(user_keys):
-        raise CapkitError(f"keys must not repeat a column, got {user_keys}")
-    if target_name in user_keys:
-        raise CapkitError(f"target {target_name!r} is also one of the keys")
+    opt.check_keys_target(user_keys, target_name)
     if compat and "target" in original.columns:
         raise CapkitError("original has a column called 'target'; synthpop cannot handle it "
                           "(rename it, or use synthpop_compat=False)")
@@ -366,9 +363,7 @@ def disclosure(
     t1 = opt.check_thresholds(thresh_1way, "thresh_1way")
     t2 = opt.check_thresholds(thresh_2way, "thresh_2way")
     excl_flag = opt.check_flag(exclude_ov_denom_lim, "exclude_ov_denom_lim")
-    if not_targetlev is not None and not isinstance(not_targetlev, str):
-        raise CapkitError(f"not_targetlev must be a single target level (a string), got "
-                          f"{not_targetlev!r}")
+    opt.check_not_targetlev(not_targetlev)
     _special_check([target_name, *data_keys], original, cont, compat, messages)
 
     sort_key = collation
@@ -382,48 +377,81 @@ def disclosure(
         keys_o.append(ko)
         keys_s.append(ks)
 
-    bad_t = [t for t in ex_tl if t not in target_o.labels]
-    if bad_t:
-        raise CapkitError(f"exclude_targetlevs must be levels of target {target_name!r}: "
-                          f"{bad_t} are not among {list(target_o.labels)}")
-    triples = []
-    for i, (k, kl, tl) in enumerate(zip(ex_k, ex_kl, ex_tl, strict=True)):
-        index = data_keys.index(k)
-        if kl not in keys_o[index].labels:
-            raise CapkitError(f"exclude_keylevs position {i + 1} ({kl!r}) must be one of the "
-                              f"levels of key {k!r}")
-        triples.append((index, kl, tl))
+    triples = opt.exclusion_triples(ex_k, ex_kl, ex_tl, data_keys, target_name,
+                                    list(target_o.labels),
+                                    {i: keys_o[i].labels for i in range(len(data_keys))})
     exclusions = Exclusions(
         not_targetlev=not_targetlev, usetarget_na=use_t_na,
         keys_na_excluded=tuple(not f for f in flags), triples=tuple(triples), denom_lim=lim,
         exclude_ov_denom_lim=excl_flag, missing_label=MISSING)
     margins = KeyMargins.from_coded(target_o, keys_o)
 
+    per_synthesis = (
+        (build_cells(target_o, target_s[j], keys_o, [k[j] for k in keys_s], by_position=compat,
+                     sort_key=sort_key, split_labels=compat, unused_levels_in_ks=compat),
+         margins)
+        for j in range(len(syntheses)))
+    return measure_syntheses(per_synthesis, exclusions, keys=data_keys, target=target_name,
+                             n_orig=len(original), thresh_1way=t1, thresh_2way=t2,
+                             parse_labels=compat, sort_key=sort_key, digits=digits,
+                             messages=messages)
+
+
+def measure_syntheses(
+    per_synthesis: Iterable[tuple[CellTable, KeyMargins]],
+    exclusions: Exclusions | Callable[[CellTable, KeyMargins], Exclusions],
+    *,
+    keys: list[str],
+    target: str,
+    n_orig: int,
+    thresh_1way: tuple[float, float],
+    thresh_2way: tuple[float, float],
+    parse_labels: bool,
+    sort_key: SortKey | None,
+    digits: int,
+    messages: list[str],
+) -> DisclosureResult:
+    """Measures and checks of each synthesis' aligned cells, gathered into one result.
+
+    Shared by the pandas path (:func:`disclosure`) and the counting engines
+    (:mod:`capkit.disclosure.engine_path`): spec sections 4-6 per synthesis.
+
+    Parameters
+    ----------
+    per_synthesis
+        For each synthesis, its aligned cells and the original's key margins (for check_2way).
+    exclusions
+        The exclusions, or a function building them from the first synthesis' cells and
+        margins (the engine path learns the original's labels from the counts).
+    keys, target, n_orig, digits, messages
+        Stored in the result as given.
+    thresh_1way, thresh_2way, parse_labels, sort_key
+        Passed to :func:`check_1way` / :func:`check_2way`.
+    """
     rows: dict[str, list[dict[str, float]]] = {"ident": [], "attrib": [], "allcaps": []}
     c1: list[pd.DataFrame | None] = []
     c2: list[pd.DataFrame | None] = []
     nexcl, all_cells = [], []
     check1 = check2 = ""
-    for j in range(len(syntheses)):
-        cells = build_cells(target_o, target_s[j], keys_o, [k[j] for k in keys_s],
-                            by_position=compat, sort_key=sort_key, split_labels=compat,
-                            unused_levels_in_ks=compat)
+    for cells, margins in per_synthesis:
+        if callable(exclusions):
+            exclusions = exclusions(cells, margins)
         result = compute(cells, exclusions)
         rows["ident"].append(result.ident)
         rows["attrib"].append(result.attrib)
         rows["allcaps"].append(result.allcaps)
         nexcl.append(result.nexclusions)
-        one = check_1way(cells, result.tables, t1)
-        two = check_2way(cells, result.tables, data_keys, margins, t2, parse_labels=compat,
-                         sort_key=sort_key)
+        one = check_1way(cells, result.tables, thresh_1way)
+        two = check_2way(cells, result.tables, keys, margins, thresh_2way,
+                         parse_labels=parse_labels, sort_key=sort_key)
         if one is not None:
-            check1 = f"Check  {target_name}  level  {one['Level'].iloc[0]}"
+            check1 = f"Check  {target}  level  {one['Level'].iloc[0]}"
         if two is not None:
             check2 = f"{len(two)} pairs need checks"
         c1.append(one)
         c2.append(two)
         all_cells.append(cells)
-    index = pd.RangeIndex(1, len(syntheses) + 1)
+    index = pd.RangeIndex(1, len(all_cells) + 1)
 
     def frame(name: str, columns: Sequence[str]) -> pd.DataFrame:
         return pd.DataFrame(rows[name], columns=list(columns), index=index)
@@ -431,6 +459,5 @@ def disclosure(
     return DisclosureResult(
         ident=frame("ident", IDENT), attrib=frame("attrib", ATTRIB),
         allcaps=frame("allcaps", ALLCAPS), check_1way=c1, check_2way=c2, check1=check1,
-        check2=check2, nexclusions=nexcl, keys=list(data_keys), target=target_name,
-        n_orig=len(original), m=len(syntheses), digits=digits, messages=messages,
-        cells=all_cells)
+        check2=check2, nexclusions=nexcl, keys=list(keys), target=target,
+        n_orig=n_orig, m=len(all_cells), digits=digits, messages=messages, cells=all_cells)

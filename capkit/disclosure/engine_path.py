@@ -29,7 +29,7 @@ default ``explicit_na_levels=False``).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -38,10 +38,10 @@ from pandas.api import types as pdt
 
 from capkit import engines
 from capkit.disclosure import options as opt
-from capkit.disclosure.checks import KeyMargins, check_1way, check_2way
+from capkit.disclosure.checks import KeyMargins
 from capkit.disclosure.counts import CellTable, align_labels
 from capkit.disclosure.labels import MISSING, SortKey, collate_sorted, r_format
-from capkit.disclosure.measures import ALLCAPS, ATTRIB, IDENT, Exclusions, compute
+from capkit.disclosure.measures import Exclusions
 from capkit.errors import CapkitError
 from capkit.tables import KeyTargetTable, crosstab
 
@@ -403,7 +403,7 @@ def engine_disclosure(
     checked. Returns a :class:`~capkit.disclosure.core.DisclosureResult` whose ident, attrib
     and allcaps equal those of the pandas path on the same data.
     """
-    from capkit.disclosure.core import DisclosureResult
+    from capkit.disclosure.core import measure_syntheses
 
     sources = synthetic_sources(synthetic)
     engine = resolve_engine(sources, original, engine)
@@ -424,10 +424,7 @@ def engine_disclosure(
             if name not in cols:
                 raise CapkitError(f"keys and target must be columns of original and synthetic "
                                   f"data: {name!r} is not in {label}")
-    if len(set(user_keys)) != len(user_keys):
-        raise CapkitError(f"keys must not repeat a column, got {user_keys}")
-    if target_name in user_keys:
-        raise CapkitError(f"target {target_name!r} is also one of the keys")
+    opt.check_keys_target(user_keys, target_name)
     use_t_na = opt.check_flag(usetarget_na, "usetarget_na")
     flags = opt.check_flags(usekeys_na, len(user_keys), "usekeys_na")
     data_keys = sorted(user_keys, key=orig_cols.index)
@@ -438,48 +435,27 @@ def engine_disclosure(
     t1 = opt.check_thresholds(thresh_1way, "thresh_1way")
     t2 = opt.check_thresholds(thresh_2way, "thresh_2way")
     excl_flag = opt.check_flag(exclude_ov_denom_lim, "exclude_ov_denom_lim")
-    if not_targetlev is not None and not isinstance(not_targetlev, str):
-        raise CapkitError(f"not_targetlev must be a single target level (a string), got "
-                          f"{not_targetlev!r}")
+    opt.check_not_targetlev(not_targetlev)
 
-    rows: dict[str, list[dict[str, float]]] = {"ident": [], "attrib": [], "allcaps": []}
-    c1: list[pd.DataFrame | None] = []
-    c2: list[pd.DataFrame | None] = []
-    nexcl, all_cells = [], []
-    check1 = check2 = ""
-    exclusions = None
-    for source in sources:
-        cells, margins, key_texts = engine_cells(original, source, data_keys, target_name,
-                                                 engine, collation)
-        if exclusions is None:  # level checks against the original's labels (spec 2 item 8)
-            exclusions = _exclusions(cells, margins, data_keys, target_name, ex_k, ex_kl,
-                                     ex_tl, not_targetlev, use_t_na, flags, lim, excl_flag)
-        result = compute(cells, exclusions)
-        rows["ident"].append(result.ident)
-        rows["attrib"].append(result.attrib)
-        rows["allcaps"].append(result.allcaps)
-        nexcl.append(result.nexclusions)
-        one = check_1way(cells, result.tables, t1)
-        two = check_2way(cells, result.tables, data_keys, margins, t2, parse_labels=False,
-                         sort_key=collation)
-        if one is not None:
-            check1 = f"Check  {target_name}  level  {one['Level'].iloc[0]}"
-        if two is not None:
-            check2 = f"{len(two)} pairs need checks"
-        c1.append(one)
-        c2.append(two)
-        all_cells.append(cells)
-    index = pd.RangeIndex(1, len(sources) + 1)
+    def first_exclusions(cells: CellTable, margins: KeyMargins) -> Exclusions:
+        # level checks against the original's labels (spec 2 item 8)
+        return _exclusions(cells, margins, data_keys, target_name, ex_k, ex_kl, ex_tl,
+                           not_targetlev, use_t_na, flags, lim, excl_flag)
 
-    def frame(name: str, columns: Sequence[str]) -> pd.DataFrame:
-        return pd.DataFrame(rows[name], columns=list(columns), index=index)
+    n_orig: list[int] = []
 
-    return DisclosureResult(
-        ident=frame("ident", IDENT), attrib=frame("attrib", ATTRIB),
-        allcaps=frame("allcaps", ALLCAPS), check_1way=c1, check_2way=c2, check1=check1,
-        check2=check2, nexclusions=nexcl, keys=list(data_keys), target=target_name,
-        n_orig=all_cells[0].n_orig, m=len(sources), digits=digits, messages=[],
-        cells=all_cells)
+    def per_synthesis() -> Iterator[tuple[CellTable, KeyMargins]]:
+        for source in sources:
+            cells, margins, _ = engine_cells(original, source, data_keys, target_name, engine,
+                                             collation)
+            n_orig.append(cells.n_orig)
+            yield cells, margins
+
+    result = measure_syntheses(per_synthesis(), first_exclusions, keys=list(data_keys),
+                               target=target_name, n_orig=0, thresh_1way=t1, thresh_2way=t2,
+                               parse_labels=False, sort_key=collation, digits=digits,
+                               messages=[])
+    return replace(result, n_orig=n_orig[0])
 
 
 def _exclusions(cells: CellTable, margins: KeyMargins, data_keys: list[str], target: str,
@@ -489,20 +465,13 @@ def _exclusions(cells: CellTable, margins: KeyMargins, data_keys: list[str], tar
     """The exclusions, with excluded levels checked against the original's labels."""
     t_total = np.bincount(cells.row, weights=cells.d, minlength=len(cells.row_labels))
     target_labels = [lab for lab, n in zip(cells.row_labels, t_total, strict=True) if n > 0]
-    bad_t = [t for t in ex_tl if t not in target_labels]
-    if bad_t:
-        raise CapkitError(f"exclude_targetlevs must be levels of target {target!r}: "
-                          f"{bad_t} are not among {target_labels}")
-    triples = []
-    for i, (k, kl, tl) in enumerate(zip(ex_k, ex_kl, ex_tl, strict=True)):
-        index = data_keys.index(k)
+    key_labels = []
+    for index in sorted({data_keys.index(k) for k in ex_k}):  # only the keys named
         key_total = margins.counts[index].sum(axis=0)
-        observed = {lab for lab, n in zip(margins.key_labels[index], key_total, strict=True)
-                    if n > 0}
-        if kl not in observed:
-            raise CapkitError(f"exclude_keylevs position {i + 1} ({kl!r}) must be one of the "
-                              f"levels of key {k!r}")
-        triples.append((index, kl, tl))
+        key_labels.append((index, {lab for lab, n in zip(margins.key_labels[index], key_total,
+                                                           strict=True) if n > 0}))
+    triples = opt.exclusion_triples(ex_k, ex_kl, ex_tl, data_keys, target, target_labels,
+                                    dict(key_labels))
     return Exclusions(
         not_targetlev=not_targetlev, usetarget_na=use_t_na,
         keys_na_excluded=tuple(not f for f in flags), triples=tuple(triples), denom_lim=lim,

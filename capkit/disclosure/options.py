@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -218,3 +218,41 @@ def check_excludes(exclude_keys: object, exclude_keylevs: object, exclude_target
         if name not in keys:
             raise CapkitError(f"exclude_keys entry {name!r} is not one of the keys {list(keys)}")
     return k, kl, tl
+
+
+def check_keys_target(keys: list[str], target: str) -> None:
+    """Keys must not repeat a column, and the target must not be a key (spec 2)."""
+    if len(set(keys)) != len(keys):
+        raise CapkitError(f"keys must not repeat a column, got {keys}")
+    if target in keys:
+        raise CapkitError(f"target {target!r} is also one of the keys")
+
+
+def check_not_targetlev(not_targetlev: object) -> None:
+    """``not_targetlev`` is one target level (a string) or None."""
+    if not_targetlev is not None and not isinstance(not_targetlev, str):
+        raise CapkitError(f"not_targetlev must be a single target level (a string), got "
+                          f"{not_targetlev!r}")
+
+
+def exclusion_triples(ex_k: list[str], ex_kl: list[str], ex_tl: list[str], data_keys: list[str],
+                      target: str, target_labels: list[str],
+                      key_labels: dict[int, Collection[str]]
+                      ) -> list[tuple[int, str, str]]:
+    """(key position in ``data_keys``, key level, target level) of each excluded combination.
+
+    The levels must be levels of the original data (spec 2): ``target_labels`` of the target,
+    ``key_labels[i]`` of key ``data_keys[i]``.
+    """
+    bad_t = [t for t in ex_tl if t not in target_labels]
+    if bad_t:
+        raise CapkitError(f"exclude_targetlevs must be levels of target {target!r}: "
+                          f"{bad_t} are not among {list(target_labels)}")
+    triples = []
+    for i, (k, kl, tl) in enumerate(zip(ex_k, ex_kl, ex_tl, strict=True)):
+        index = data_keys.index(k)
+        if kl not in key_labels[index]:
+            raise CapkitError(f"exclude_keylevs position {i + 1} ({kl!r}) must be one of the "
+                              f"levels of key {k!r}")
+        triples.append((index, kl, tl))
+    return triples

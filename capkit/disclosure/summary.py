@@ -89,6 +89,21 @@ def _recycle(value: object, n: int, argument: str) -> list[object]:
     return values
 
 
+def _target_options(n: int, not_targetslev: object, usetargets_na: object, exclude_keys: object,
+                    exclude_keylevs: object, exclude_targetlevs: object
+                    ) -> tuple[list[object], ...]:
+    """The per-target options of ``disclosure.summary``, one entry per target (spec 8)."""
+    not_lev = _recycle(not_targetslev, n, "not_targetslev") if not_targetslev is not None \
+        else [None] * n
+    for v in not_lev:
+        if v is not None and not isinstance(v, str):
+            raise CapkitError(f"not_targetslev entries must be strings, got {v!r}")
+    return (not_lev, _recycle(usetargets_na, n, "usetargets_na"),
+            _per_target(exclude_keys, n, "exclude_keys"),
+            _per_target(exclude_keylevs, n, "exclude_keylevs"),
+            _per_target(exclude_targetlevs, n, "exclude_targetlevs"))
+
+
 def _row_names(table: pd.DataFrame) -> list[str]:
     width = len(str(len(table)))
     names = []
@@ -223,16 +238,9 @@ def disclosure_summary(
     if compat and "target" in original.columns:
         raise CapkitError("original has a column called 'target'; synthpop cannot handle it")
     n = len(target_list)
-    not_lev = _recycle(not_targetslev, n, "not_targetslev") if not_targetslev is not None \
-        else [None] * n
-    for v in not_lev:
-        if v is not None and not isinstance(v, str):
-            raise CapkitError(f"not_targetslev entries must be strings, got {v!r}")
-    use_t = _recycle(usetargets_na, n, "usetargets_na")
+    not_lev, use_t, ex_k, ex_kl, ex_tl = _target_options(
+        n, not_targetslev, usetargets_na, exclude_keys, exclude_keylevs, exclude_targetlevs)
     ng_t = _recycle(ngroups_targets, n, "ngroups_targets")
-    ex_k = _per_target(exclude_keys, n, "exclude_keys")
-    ex_kl = _per_target(exclude_keylevs, n, "exclude_keylevs")
-    ex_tl = _per_target(exclude_targetlevs, n, "exclude_targetlevs")
     position = {c: i for i, c in enumerate(original.columns)}
     if compat:  # keys in data order, flags applied by position without permuting (Q6)
         call_keys = sorted(user_keys, key=lambda k: position[k])
@@ -351,15 +359,8 @@ def _engine_summary(synthetic: object, original: object, keys: str | Sequence[st
     if clash:
         raise CapkitError(f"targets {clash} are also keys")
     n = len(target_list)
-    not_lev = _recycle(not_targetslev, n, "not_targetslev") if not_targetslev is not None \
-        else [None] * n
-    for v in not_lev:
-        if v is not None and not isinstance(v, str):
-            raise CapkitError(f"not_targetslev entries must be strings, got {v!r}")
-    use_t = _recycle(usetargets_na, n, "usetargets_na")
-    ex_k = _per_target(exclude_keys, n, "exclude_keys")
-    ex_kl = _per_target(exclude_keylevs, n, "exclude_keylevs")
-    ex_tl = _per_target(exclude_targetlevs, n, "exclude_targetlevs")
+    not_lev, use_t, ex_k, ex_kl, ex_tl = _target_options(
+        n, not_targetslev, usetargets_na, exclude_keys, exclude_keylevs, exclude_targetlevs)
     results: dict[str, DisclosureResult] = {}
     bar = tqdm(target_list, disable=not progress, delay=1.0, unit="target", file=sys.stderr,
                desc="disclosure")

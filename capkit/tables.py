@@ -83,7 +83,9 @@ def _as_list(columns: str | Sequence[str], argument: str) -> list[str]:
     return names
 
 
-def _kind(series: pd.Series) -> str:
+def kind_of_series(series: pd.Series) -> str:
+    """``"numeric"``, ``"datetime"`` or ``"text"``: the kind of a column, which must agree
+    between original and synthetic data (categoricals by their categories' dtype)."""
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         dtype = dtype.categories.dtype
@@ -122,7 +124,7 @@ def validate_frames(
             for name, frame in (("original", original), ("synthetic", synthetic)):
                 if column not in frame.columns:
                     raise CapkitError(f"{role} column {column!r} is missing from {name} data")
-            kind_o, kind_s = _kind(original[column]), _kind(synthetic[column])
+            kind_o, kind_s = kind_of_series(original[column]), kind_of_series(synthetic[column])
             if kind_o != kind_s:
                 raise CapkitError(
                     f"{role} column {column!r} is {kind_o} in original data but {kind_s} in "
@@ -245,6 +247,30 @@ def _labels(levels: list[pd.Index], components: list[np.ndarray], names: list[st
     return pd.MultiIndex.from_arrays(arrays, names=names)
 
 
+def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
+                   ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """One code per row of each frame for its combination of ``columns``.
+
+    Codes run over the combinations present in either frame (the union of both frames' levels,
+    :func:`factorize_pair` per column, :func:`combine_codes` across columns).
+
+    Returns
+    -------
+    codes_first, codes_second, labels
+        The codes of ``first`` and ``second``, and the label of each code: an Index for one
+        column, a MultiIndex named by ``columns`` for several.
+    """
+    pairs = [factorize_pair(first[c], second[c]) for c in columns]
+    levels = [p[2] for p in pairs]
+    codes_first, codes_second, components = combine_codes(
+        [p[0] for p in pairs], [p[1] for p in pairs], [len(lv) for lv in levels]
+    )
+    labels = _labels(levels, components, columns)
+    if len(columns) == 1:
+        labels = labels.get_level_values(0)
+    return codes_first, codes_second, labels
+
+
 def crosstab(
     original: pd.DataFrame | object,
     synthetic: pd.DataFrame | object,
@@ -310,19 +336,8 @@ def crosstab(
         synthetic = engines.to_pandas(synthetic, key_cols + target_cols, "synthetic")
     validate_frames(original, synthetic, key_cols, target_cols)
 
-    def encode(columns: list[str]) -> tuple[np.ndarray, np.ndarray, pd.Index]:
-        pairs = [factorize_pair(original[c], synthetic[c]) for c in columns]
-        levels = [p[2] for p in pairs]
-        combined_o, combined_s, components = combine_codes(
-            [p[0] for p in pairs], [p[1] for p in pairs], [len(lv) for lv in levels]
-        )
-        labels = _labels(levels, components, columns)
-        if len(columns) == 1:
-            labels = labels.get_level_values(0)
-        return combined_o, combined_s, labels
-
-    i_o, i_s, target_labels = encode(target_cols)
-    j_o, j_s, key_labels = encode(key_cols)
+    i_o, i_s, target_labels = encode_columns(original, synthetic, target_cols)
+    j_o, j_s, key_labels = encode_columns(original, synthetic, key_cols)
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
     shape = (len(target_labels), len(key_labels))

@@ -31,17 +31,17 @@ from __future__ import annotations
 import glob
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from pandas.api import types as pdt
 from scipy import sparse
 
 from capkit.errors import CapkitError
+from capkit.tables import kind_of_series
 
 if TYPE_CHECKING:
     from capkit.disclosure.counts import CellTable
@@ -267,7 +267,8 @@ def expand_paths(source: str | os.PathLike | Sequence[str | os.PathLike], role: 
 
 
 def kind_of_type(type_name: str) -> str:
-    """``"numeric"``, ``"datetime"`` or ``"text"`` for an engine's type name (as tables._kind)."""
+    """``"numeric"``, ``"datetime"`` or ``"text"`` for an engine's type name (as
+    :func:`capkit.tables.kind_of_series`)."""
     name = type_name.upper()
     numeric = ("INT", "FLOAT", "DOUBLE", "DECIMAL", "REAL", "BOOLEAN", "LONG", "SHORT", "BYTE",
                "NUMERIC")
@@ -319,6 +320,25 @@ def _restore_categoricals(grouped: pd.DataFrame, source: object, columns: list[s
     return out
 
 
+def reject_duplicated_columns(original: object, synthetic: object) -> None:
+    """A pandas input with two columns of one name cannot be counted by name."""
+    for role, source in (("original", original), ("synthetic", synthetic)):
+        if isinstance(source, pd.DataFrame) and source.columns.duplicated().any():
+            dup = source.columns[source.columns.duplicated()].unique().tolist()
+            raise CapkitError(f"{role} data has duplicated column names: {dup}")
+
+
+def run_grouping(run: Callable[[], pd.DataFrame], role: str, engine: str) -> pd.DataFrame:
+    """Run an engine's GROUP BY; its failure or an empty result becomes a CapkitError."""
+    try:
+        grouped = run()
+    except Exception as exc:
+        raise CapkitError(f"{role} data could not be counted by {engine}: {exc}") from exc
+    if len(grouped) == 0:
+        raise CapkitError(f"{role} data is empty (0 rows)")
+    return grouped
+
+
 def align_grouped(grouped_o: pd.DataFrame, grouped_s: pd.DataFrame, keys: list[str],
                   targets: list[str], *, dropna: bool = False, engine: str = ""
                   ) -> CodedCounts:
@@ -330,21 +350,10 @@ def align_grouped(grouped_o: pd.DataFrame, grouped_s: pd.DataFrame, keys: list[s
     the pandas path; with ``dropna`` the cells with a missing key or target keep their labels
     but are not counted.
     """
-    from capkit.tables import _labels, combine_codes, factorize_pair
+    from capkit.tables import encode_columns
 
-    def encode(columns: list[str]) -> tuple[np.ndarray, np.ndarray, pd.Index]:
-        pairs = [factorize_pair(grouped_o[c], grouped_s[c]) for c in columns]
-        levels = [p[2] for p in pairs]
-        comb_o, comb_s, components = combine_codes(
-            [p[0] for p in pairs], [p[1] for p in pairs], [len(lv) for lv in levels]
-        )
-        labels = _labels(levels, components, columns)
-        if len(columns) == 1:
-            labels = labels.get_level_values(0)
-        return comb_o, comb_s, labels
-
-    i_o, i_s, target_labels = encode(targets)
-    j_o, j_s, key_labels = encode(keys)
+    i_o, i_s, target_labels = encode_columns(grouped_o, grouped_s, targets)
+    j_o, j_s, key_labels = encode_columns(grouped_o, grouped_s, keys)
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=keys)
 
@@ -582,16 +591,6 @@ def disclosure_cells(table: KeyTargetTable) -> CellTable:
     )
 
 
-def kind_of_series(series: pd.Series) -> str:
-    """``"numeric"``, ``"datetime"`` or ``"text"`` of a pandas column (as tables._kind)."""
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        dtype = dtype.categories.dtype
-    if pdt.is_bool_dtype(dtype) or pdt.is_numeric_dtype(dtype):
-        return "numeric"
-    if pdt.is_datetime64_any_dtype(dtype):
-        return "datetime"
-    return "text"
 
 
 __all__ = [
@@ -606,6 +605,7 @@ __all__ = [
     "disclosure_cells",
     "engine_for",
     "expand_paths",
+    "kind_of_series",
     "require",
     "to_pandas",
 ]

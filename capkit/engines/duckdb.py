@@ -21,7 +21,9 @@ from capkit.engines import (
     is_duckdb_relation,
     kind_of_series,
     kind_of_type,
+    reject_duplicated_columns,
     require,
+    run_grouping,
     validate_schemas,
 )
 from capkit.errors import CapkitError
@@ -73,13 +75,9 @@ def _schema(source: object, rel: Any) -> dict[str, str]:
 
 def _grouped(rel: Any, columns: list[str], role: str) -> pd.DataFrame:
     cols = ", ".join(quote(c) for c in columns)
-    try:
-        grouped = rel.aggregate(f"{cols}, count(*) AS {quote(COUNT_COLUMN)}", cols).df()
-    except Exception as exc:
-        raise CapkitError(f"{role} data could not be counted by DuckDB: {exc}") from exc
-    if len(grouped) == 0:
-        raise CapkitError(f"{role} data is empty (0 rows)")
-    return grouped
+    return run_grouping(
+        lambda: rel.aggregate(f"{cols}, count(*) AS {quote(COUNT_COLUMN)}", cols).df(),
+        role, "DuckDB")
 
 
 def group_counts(original: object, synthetic: object, keys: list[str], targets: list[str],
@@ -95,10 +93,7 @@ def group_counts(original: object, synthetic: object, keys: list[str], targets: 
     try:
         rel_o = relation(original, con, "original")
         rel_s = relation(synthetic, con, "synthetic")
-        for role, source in (("original", original), ("synthetic", synthetic)):
-            if isinstance(source, pd.DataFrame) and source.columns.duplicated().any():
-                dup = source.columns[source.columns.duplicated()].unique().tolist()
-                raise CapkitError(f"{role} data has duplicated column names: {dup}")
+        reject_duplicated_columns(original, synthetic)
         validate_schemas(_schema(original, rel_o), _schema(synthetic, rel_s), keys, targets)
         columns = keys + targets
         return _grouped(rel_o, columns, "original"), _grouped(rel_s, columns, "synthetic")

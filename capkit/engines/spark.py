@@ -20,7 +20,9 @@ from capkit.engines import (
     is_spark_frame,
     kind_of_series,
     kind_of_type,
+    reject_duplicated_columns,
     require,
+    run_grouping,
     validate_schemas,
 )
 from capkit.errors import CapkitError
@@ -102,15 +104,10 @@ def _schema(source: object, frame: Any) -> dict[str, str]:
 def _grouped(frame: Any, columns: list[str], role: str) -> pd.DataFrame:
     from pyspark.sql import functions as F  # noqa: N812
 
-    try:
-        grouped = (frame.groupBy(*[_col(c) for c in columns])
-                   .agg(F.count(F.lit(1)).alias(COUNT_COLUMN))
-                   .toPandas())
-    except Exception as exc:
-        raise CapkitError(f"{role} data could not be counted by Spark: {exc}") from exc
-    if len(grouped) == 0:
-        raise CapkitError(f"{role} data is empty (0 rows)")
-    return grouped
+    return run_grouping(
+        lambda: (frame.groupBy(*[_col(c) for c in columns])
+                 .agg(F.count(F.lit(1)).alias(COUNT_COLUMN)).toPandas()),
+        role, "Spark")
 
 
 def group_counts(original: object, synthetic: object, keys: list[str], targets: list[str],
@@ -124,10 +121,7 @@ def group_counts(original: object, synthetic: object, keys: list[str], targets: 
         spark = next((x.sparkSession for x in (original, synthetic) if is_spark_frame(x)), None)
     spark = session(spark)
     columns = keys + targets
-    for role, source in (("original", original), ("synthetic", synthetic)):
-        if isinstance(source, pd.DataFrame) and source.columns.duplicated().any():
-            dup = source.columns[source.columns.duplicated()].unique().tolist()
-            raise CapkitError(f"{role} data has duplicated column names: {dup}")
+    reject_duplicated_columns(original, synthetic)
     frames = {
         role: None if isinstance(source, pd.DataFrame) else spark_frame(source, spark, role,
                                                                          columns)

@@ -9,10 +9,9 @@ Goal (foundation issue): under 2 s, within 3x of the bare count.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
+from _common import timed
 
 from capkit import cap
 from capkit.tables import crosstab
@@ -25,15 +24,6 @@ def make_frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
     columns = {k: rng.integers(0, card, n) for k, card in KEYS.items()}
     columns[TARGET[0]] = rng.integers(0, TARGET[1], n)
     return pd.DataFrame(columns)
-
-
-def best_of(fn, repeat: int = 3) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), value
 
 
 def main(n: int = 1_000_000) -> None:
@@ -51,8 +41,8 @@ def main(n: int = 1_000_000) -> None:
         return (original.groupby(cols, sort=False).size(),
                 synthetic.groupby(cols, sort=False).size())
 
-    t_capkit, (v1, v2) = best_of(capkit_run)
-    t_bare, _ = best_of(bare_count)
+    t_capkit, (v1, v2) = timed(capkit_run)
+    t_bare, _ = timed(bare_count)
     print(f"rows: {n:,} original + {n:,} synthetic; keys {KEYS}; target levels {TARGET[1]}")
     print(f"average CAP v1 = {v1:.6f}, v2 = {v2:.6f}")
     print(f"capkit crosstab + average_cap (v1 and v2): {t_capkit:.3f} s")

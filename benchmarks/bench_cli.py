@@ -20,11 +20,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _common import best_of
 
 from capkit import datasets
 
@@ -53,15 +53,6 @@ def cart(original: pd.DataFrame, seed: int) -> pd.DataFrame:
 
     result = syn(original, m=1, seed=seed)
     return result.syn[0] if isinstance(result.syn, list) else result.syn
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

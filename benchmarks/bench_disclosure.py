@@ -16,10 +16,10 @@ Run: ``CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/bench_disclosure.p
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
+from _common import best_of
 
 from capkit import datasets
 from capkit.disclosure import disclosure, disclosure_summary
@@ -30,15 +30,6 @@ def shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     return pd.DataFrame({c: frame[c].to_numpy()[rng.permutation(len(frame))]
                          for c in frame.columns}).astype(frame.dtypes.to_dict())
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def groupby_count(frames: list[pd.DataFrame], columns: list[str]) -> None:

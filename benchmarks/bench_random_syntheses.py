@@ -8,24 +8,14 @@ measured in the same run (best of 3). Goal (issue 4): the 2000 x 4 averages in u
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from _common import timed
 
 from capkit import cap, paper, sampling
 
 
-def best_of(fn, repeat: int = 3) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), value
-
-
 def main(n_tables: int = 2000, total: int = 900, seed: int = 2021) -> None:
-    t_draw, stack = best_of(lambda: sampling.uniform_tables((3, 3), total, n_tables, seed))
+    t_draw, stack = timed(lambda: sampling.uniform_tables((3, 3), total, n_tables, seed))
 
     def stacked():
         return {(name, v): cap.average_cap_stack(o, stack, v)
@@ -35,8 +25,8 @@ def main(n_tables: int = 2000, total: int = 900, seed: int = 2021) -> None:
         return {(name, v): np.array([cap.average_cap(o, s, v) for s in stack])
                 for name, o in paper.ORIGINALS.items() for v in (1, 2)}
 
-    t_stack, fast = best_of(stacked)
-    t_loop, slow = best_of(looped, repeat=1)
+    t_stack, fast = timed(stacked)
+    t_loop, slow = timed(looped, repeat=1)
     assert all(np.allclose(fast[k], slow[k], rtol=1e-13, atol=0) for k in fast)
     print(f"{n_tables} uniform 3x3 tables of {total} records, 4 originals, versions 1 and 2")
     print(f"draw the tables (uniform_tables):            {t_draw:.4f} s")

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _common import timed
 
 KEYS = ["age", "sex", "region", "education"]
 TARGET = "income"
@@ -166,15 +167,6 @@ def big_case(rows: int, folder: Path, seed: int, unique: bool = False) -> None:
     print(f"under 3 minutes: {ok_time}; under 24 GB: {ok_mem}")
 
 
-def _timed(function, repeat: int = 3) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def _same(a: object, b: object) -> bool:
     from scipy import sparse
 
@@ -195,12 +187,12 @@ def small_case(rows: int, folder: Path, seed: int, spark: bool) -> None:
     frame_o, frame_s = pd.read_parquet(Path(original).parent), pd.read_parquet(
         Path(synthetic).parent)
     print(f"\n== {rows:,} + {rows:,} rows: pandas vs DuckDB vs Spark (best of 3)", flush=True)
-    t_pandas, pandas_table = _timed(lambda: crosstab(frame_o, frame_s, KEYS, TARGET))
-    t_duck, duck_table = _timed(lambda: crosstab(frame_o, frame_s, KEYS, TARGET,
+    t_pandas, pandas_table = timed(lambda: crosstab(frame_o, frame_s, KEYS, TARGET))
+    t_duck, duck_table = timed(lambda: crosstab(frame_o, frame_s, KEYS, TARGET,
                                                  engine="duckdb"))
-    t_files_pandas, _ = _timed(lambda: crosstab(original, synthetic, KEYS, TARGET,
+    t_files_pandas, _ = timed(lambda: crosstab(original, synthetic, KEYS, TARGET,
                                                 engine="pandas"))
-    t_files_duck, files_table = _timed(lambda: crosstab(original, synthetic, KEYS, TARGET,
+    t_files_duck, files_table = timed(lambda: crosstab(original, synthetic, KEYS, TARGET,
                                                         engine="duckdb"))
     reference = measures(pandas_table)
     rows_out = [("pandas (DataFrames)", t_pandas, pandas_table),
@@ -212,7 +204,7 @@ def small_case(rows: int, folder: Path, seed: int, spark: bool) -> None:
 
         session()  # start the JVM outside the timing
         crosstab(frame_o.head(100), frame_s.head(100), KEYS, TARGET, engine="spark")
-        t_spark, spark_table = _timed(lambda: crosstab(original, synthetic, KEYS, TARGET,
+        t_spark, spark_table = timed(lambda: crosstab(original, synthetic, KEYS, TARGET,
                                                        engine="spark"))
         rows_out.append(("spark local (Parquet)", t_spark, spark_table))
     for name, seconds, table in rows_out:

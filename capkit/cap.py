@@ -198,7 +198,7 @@ def record_cap(
     version 1.
     """
     table = crosstab(original, synthetic, keys, target, dropna=dropna)
-    cap = _individual(as_count_table(table.synthetic, "synthetic counts"))
+    cap = _individual(table.synthetic)  # crosstab counts are int64 already
     i, j = table.record_cell[:, 0], table.record_cell[:, 1]
     kept = i >= 0
     values = np.full(len(i), np.nan)

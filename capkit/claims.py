@@ -155,20 +155,27 @@ class Ledger:
         return pd.DataFrame(rows, columns=["id", "source", "paper", "reproduced", "rule",
                                            "verdict"])
 
+    def to_dict(self) -> dict[str, Any]:
+        """``{"name": ..., "claims": [...]}``, the JSON form of the ledger."""
+        return {"name": self.name, "claims": [asdict(c) for c in self.claims]}
+
+    @classmethod
+    def from_dict(cls, payload: dict[str, Any]) -> Ledger:
+        """The ledger of :meth:`to_dict`'s form."""
+        return cls(payload["name"], [Claim(**c) for c in payload["claims"]])
+
     def save(self, path: str | Path | None) -> None:
         """Write the claims as JSON (no-op when ``path`` is None, e.g. under nbval)."""
         if path is None:
             return
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"name": self.name, "claims": [asdict(c) for c in self.claims]}
-        path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+        path.write_text(json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
 
 
 def load(path: str | Path) -> Ledger:
     """Read a ledger written by :meth:`Ledger.save`."""
-    payload = json.loads(Path(path).read_text())
-    return Ledger(payload["name"], [Claim(**c) for c in payload["claims"]])
+    return Ledger.from_dict(json.loads(Path(path).read_text()))
 
 
 def _display(value: Any) -> str:

@@ -57,11 +57,7 @@ def _version(version: object) -> int:
 
 
 def _size(m: object) -> int:
-    if not isinstance(m, numbers.Integral) or isinstance(m, bool):
-        raise CapkitError(f"m (synthetic data size) must be an integer >= 1, got {m!r}")
-    if m < 1:
-        raise CapkitError(f"m (synthetic data size) must be >= 1, got {m}")
-    return int(m)
+    return sampling._check_count(m, "m (synthetic data size)", 1)
 
 
 # --- the paper's sets -------------------------------------------------------------------------
@@ -167,13 +163,8 @@ def minimal_average_cap(o: object, version: int = 1, *, exact: bool = False) -> 
     """
     version = _version(version)
     table = _original(o)
-    if version == 1:
-        value = Fraction(int(table.min()), int(table.sum()))
-        numerator, denominator = int(table.min()), int(table.sum())
-    else:
-        value = o_star_min(table)
-        numerator, denominator = value.numerator, value.denominator
-    return value if exact else numerator / denominator
+    value = Fraction(int(table.min()), int(table.sum())) if version == 1 else o_star_min(table)
+    return value if exact else float(value)
 
 
 def minimal_dataset(o: object, m: int, version: int = 1) -> np.ndarray:
@@ -254,16 +245,7 @@ def exact_average_cap_stack(
     """
     version = _version(version)
     table = _original(o)
-    stack = np.asarray(s_stack)
-    if stack.ndim != 3 or stack.shape[1:] != table.shape:
-        raise CapkitError(
-            f"s_stack must have shape (N, {table.shape[0]}, {table.shape[1]}), got {stack.shape}"
-        )
-    if not np.issubdtype(stack.dtype, np.integer):
-        raise CapkitError("s_stack must hold integer counts")
-    if (stack < 0).any():
-        raise CapkitError("s_stack holds negative values; counts must be >= 0")
-    stack = stack.astype(np.int64)
+    stack = cap.as_count_stack(s_stack, table.shape).astype(np.int64)
     m_j = stack.sum(axis=1)
     used = np.unique(m_j[m_j > 0])
     lcm = int(np.lcm.reduce(used)) if used.size else 1
@@ -305,8 +287,7 @@ def synthetic_family(shape: tuple[int, int], max_m: int) -> SyntheticFamily:
     Enumerated by :func:`capkit.sampling.enumerate_tables`, in order of m, then of bar
     positions, so the order (and every "first" table found) is deterministic.
     """
-    max_m = _size(max_m)
-    tables = np.concatenate([sampling.enumerate_tables(shape, m) for m in range(1, max_m + 1)])
+    tables = all_originals(shape, max_m)  # every table of ``shape`` with 1..max_m records
     key_totals = tables.sum(axis=1)
     _, group = np.unique(key_totals, axis=0, return_inverse=True)
     return SyntheticFamily(
@@ -368,8 +349,8 @@ CHECKS: dict[str, str] = {
 }
 
 
-def _first(mask: np.ndarray, family: SyntheticFamily) -> int:
-    """Index of the smallest-m table in ``mask`` (the family is ordered by m)."""
+def _first(mask: np.ndarray) -> int:
+    """Index of the smallest-m table in ``mask`` (a family is ordered by m)."""
     return int(np.flatnonzero(mask)[0])
 
 
@@ -428,26 +409,26 @@ def check_original(o: object, family: SyntheticFamily) -> dict[str, Counterexamp
         fail("thm2_reached", None, "minimal_dataset does not reach o_min/n", best1[k])
     predicted1 = in_b & ((omin == 0) | (family.n_keys == 1))
     if (predicted1 != minimal1).any():
-        fail("thm2_minimizers", _first(predicted1 != minimal1, family),
-             "minimal" if minimal1[_first(predicted1 != minimal1, family)] else "not minimal")
+        fail("thm2_minimizers", _first(predicted1 != minimal1),
+             "minimal" if minimal1[_first(predicted1 != minimal1)] else "not minimal")
     multi = minimal1 & (family.n_keys > 1)
     if multi.any():
-        fail("thm2_single_key", _first(multi, family),
-             f"minimal (CAP_O = {Fraction(omin, n)}) with {family.n_keys[_first(multi, family)]} "
+        fail("thm2_single_key", _first(multi),
+             f"minimal (CAP_O = {Fraction(omin, n)}) with {family.n_keys[_first(multi)]} "
              "non-empty keys")
     multi_cell = minimal1 & (family.n_cells > 1)
     if multi_cell.any():
-        fail("thm2_single_cell", _first(multi_cell, family),
+        fail("thm2_single_cell", _first(multi_cell),
              f"minimal (CAP_O = {Fraction(omin, n)}) with several non-empty cells")
     # value of C-tables: sum over non-empty keys of o^j_min, over n
     predicted_c = (keys_used * colmin[np.newaxis]).sum(axis=1) * lcm
     bad = in_c & (num != predicted_c)
     if bad.any():
-        fail("c_table_value", _first(bad, family), "CAP_O differs from sum o^j_min / n")
+        fail("c_table_value", _first(bad), "CAP_O differs from sum o^j_min / n")
     # emptying a key alpha with o^alpha_min = 0 of a C-table with >= 2 keys changes nothing
     zero_key = in_c & (family.n_keys >= 2) & (keys_used & (colmin == 0)[np.newaxis]).any(axis=1)
     if zero_key.any():
-        k = _first(zero_key, family)
+        k = _first(zero_key)
         totals = family.key_totals[k].copy()
         alpha = int(np.flatnonzero((totals > 0) & (colmin == 0))[0])
         beta = int(np.flatnonzero((totals > 0) & (np.arange(len(totals)) != alpha))[0])
@@ -470,14 +451,14 @@ def check_original(o: object, family: SyntheticFamily) -> dict[str, Counterexamp
     np.minimum.at(gmin, family.group, num)
     minimal_in_group = num == gmin[family.group]  # same denominator within a group
     if (minimal_in_group != in_c).any():
-        fail("lemma1_v1", _first(minimal_in_group != in_c, family), "Lemma 1 iff fails")
+        fail("lemma1_v1", _first(minimal_in_group != in_c), "Lemma 1 iff fails")
     defined = den2 > 0
     bad_v2 = defined & (minimal_in_group != in_c)
     if bad_v2.any():
-        fail("lemma1_v2_defined", _first(bad_v2, family), "Lemma 1 iff fails (defined)")
+        fail("lemma1_v2_defined", _first(bad_v2), "Lemma 1 iff fails (defined)")
     undefined_c = ~defined & in_c
     if bad_v2.any() or undefined_c.any():
-        k = _first(bad_v2 | undefined_c, family)
+        k = _first(bad_v2 | undefined_c)
         fail("lemma1_v2", k, "all records in C, but CAP*_O is undefined for every table with "
                              f"key totals {family.key_totals[k].tolist()} (|A| = n)")
 
@@ -488,7 +469,7 @@ def check_original(o: object, family: SyntheticFamily) -> dict[str, Counterexamp
     rhs = den2 * ostar.numerator
     minimal2 = defined & (lhs == rhs)
     if (defined & (lhs < rhs)).any() or not minimal2.any() or np.nanmin(float2) != target2:
-        k = _first(defined & (lhs < rhs), family) if (defined & (lhs < rhs)).any() else None
+        k = _first(defined & (lhs < rhs)) if (defined & (lhs < rhs)).any() else None
         fail("thm3_minimum", k, f"o*_min = {ostar}, float min {np.nanmin(float2)!r}")
     best2 = np.stack([minimal_dataset(table, int(m), 2) for m in sizes])
     num_b, den_b = exact_average_cap_stack(table, best2, 2)
@@ -498,12 +479,12 @@ def check_original(o: object, family: SyntheticFamily) -> dict[str, Counterexamp
              best2[int(np.flatnonzero(bad)[0])])
     predicted2 = defined & in_d
     if (predicted2 != minimal2).any():
-        fail("thm3_minimizers", _first(predicted2 != minimal2, family), "characterisation fails")
+        fail("thm3_minimizers", _first(predicted2 != minimal2), "characterisation fails")
     if (np.isnan(float2) != ~defined).any():
         raise AssertionError("capkit.cap.average_cap_stack and the exact evaluation disagree on "
                              "where version 2 is undefined")
     if (~defined).any():
-        fail("v2_defined", _first(~defined, family),
+        fail("v2_defined", _first(~defined),
              "every synthetic record is on a key absent from O: CAP*_O = 0/0")
     return result
 
@@ -540,8 +521,9 @@ class SearchReport:
         """Add the outcome of :func:`check_original` for one original."""
         self.n_originals += 1
         self.n_pairs += len(family.tables)
-        self.n_v2_undefined_pairs += int(
-            (exact_average_cap_stack(o, family.tables, 2)[1] == 0).sum())
+        # version 2 is undefined (|A| = n) when no non-empty synthetic key occurs in O
+        covered = ((family.key_totals > 0) & (o.sum(axis=0) > 0)[np.newaxis]).any(axis=1)
+        self.n_v2_undefined_pairs += int((~covered).sum())
         self.n_pairs_with_empty_key += int((family.n_keys < family.shape[1]).sum())
         if (_c_mask(o).sum(axis=0) >= 2).any():
             self.n_originals_with_ties += 1

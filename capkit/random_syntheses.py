@@ -22,9 +22,6 @@ from scipy import stats
 from capkit import cap, symbolic
 from capkit.errors import CapkitError
 
-#: Labels of the 20 random synthetic tables of Figure 1 (a-t, in order of drawing).
-LABELS: tuple[str, ...] = tuple(string.ascii_lowercase[:20])
-
 
 def table_labels(n: int) -> tuple[str, ...]:
     """Labels of n random tables in drawing order: a, b, ... (a-t for the paper's 20 draws),
@@ -35,13 +32,8 @@ def table_labels(n: int) -> tuple[str, ...]:
     return tuple(letters[k % 26] + (str(k // 26) if k >= 26 else "") for k in range(n))
 
 
-def _original(o: object) -> np.ndarray:
-    table = cap.as_count_table(o, "o (original table)")
-    if not isinstance(table, np.ndarray):
-        table = table.toarray()
-    if table.sum() == 0:
-        raise CapkitError("o (original table) holds no records")
-    return table
+#: Labels of the 20 random synthetic tables of Figure 1 (a-t, in order of drawing).
+LABELS: tuple[str, ...] = table_labels(20)
 
 
 def record_caps(o: object, s: object) -> np.ndarray:
@@ -55,7 +47,7 @@ def record_caps(o: object, s: object) -> np.ndarray:
     -------
     (n,) float array.
     """
-    o_t = _original(o)
+    o_t = cap._dense_original(o)
     caps = cap.individual_cap(o_t, s)
     return np.repeat(np.asarray(caps).ravel(), o_t.ravel())
 
@@ -67,7 +59,7 @@ def max_record_cap_stack(o: object, s_stack: object) -> np.ndarray:
     -------
     (N,) float array.
     """
-    o_t = _original(o)
+    o_t = cap._dense_original(o)
     caps = cap.individual_cap_stack(o_t, s_stack)
     return np.where(o_t[np.newaxis] > 0, caps, -np.inf).max(axis=(1, 2))
 
@@ -78,7 +70,7 @@ def records_above(o: object, s_stack: object, threshold: float | np.ndarray) -> 
     ``threshold`` is a number, or an (I, J) array of per-cell thresholds (e.g. the CAPs of the
     same records under another synthetic table). Returns an (N,) int array.
     """
-    o_t = _original(o)
+    o_t = cap._dense_original(o)
     caps = cap.individual_cap_stack(o_t, s_stack)
     above = caps > np.asarray(threshold, dtype=float)
     return (above * o_t[np.newaxis]).sum(axis=(1, 2))
@@ -124,7 +116,7 @@ def box_panel(
 
     Ties in the average keep the drawing order (stable sort), so the order is deterministic.
     """
-    o_t = _original(o)
+    o_t = cap._dense_original(o)
     stack = cap.as_count_stack(s_stack, o_t.shape)
     if len(labels) != len(stack):
         raise CapkitError(f"labels must name each of the {len(stack)} tables, got {len(labels)}")
@@ -196,7 +188,7 @@ def symbolic_average_cap(o: object, version: int = 1,
     """
     if version not in (1, 2):
         raise CapkitError(f"version must be 1 or 2 (Definitions 2 and 3), got {version!r}")
-    o_t = _original(o)
+    o_t = cap._dense_original(o)
     rows, cols = o_t.shape
     keep = [True] * cols if present is None else [bool(p) for p in present]
     if len(keep) != cols or not any(keep):

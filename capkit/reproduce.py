@@ -107,13 +107,10 @@ def run(
             parameters.update(exp.quick_parameters)
         claims_path = claims_dir / f"{exp.name}.json"
         claims_path.unlink(missing_ok=True)
-        parameters["claims_path"] = str(claims_path.resolve())
-        parameters["figures_dir"] = str(figures.resolve())
         output = exp.notebook if store else executed / exp.notebook.name
-        if store:
-            # stored notebooks keep their default, relative parameters
-            parameters.pop("claims_path")
-            parameters.pop("figures_dir")
+        if not store:  # stored notebooks keep their default, relative parameters
+            parameters["claims_path"] = str(claims_path.resolve())
+            parameters["figures_dir"] = str(figures.resolve())
         papermill.execute_notebook(
             str(exp.notebook), str(output), parameters=parameters,
             cwd=str(exp.notebook.parent), progress_bar=True, kernel_name="python3",
@@ -142,15 +139,13 @@ def write_ledger(root: Path, *, ledgers: list[claims_mod.Ledger], only_update: b
     by_name: dict[str, claims_mod.Ledger] = {}
     if only_update and out_json.exists():
         for payload in json.loads(out_json.read_text()):
-            by_name[payload["name"]] = claims_mod.Ledger(
-                payload["name"], [claims_mod.Claim(**c) for c in payload["claims"]])
+            by_name[payload["name"]] = claims_mod.Ledger.from_dict(payload)
     for ledger in ledgers:
         by_name[ledger.name] = ledger
     order = [e.name for e in load_experiments(root)]
     final = sorted(by_name.values(),
                    key=lambda lg: order.index(lg.name) if lg.name in order else len(order))
     out_json.parent.mkdir(parents=True, exist_ok=True)
-    out_json.write_text(json.dumps(
-        [{"name": lg.name, "claims": [c.__dict__ for c in lg.claims]} for lg in final],
-        indent=1, sort_keys=True) + "\n")
+    out_json.write_text(json.dumps([lg.to_dict() for lg in final], indent=1, sort_keys=True)
+                        + "\n")
     (root / "figures" / "claims.md").write_text(claims_mod.ledger_markdown(final))

@@ -24,6 +24,19 @@ HIGHLIGHT_COLOUR = "#f4a261"
 
 # --- figures -----------------------------------------------------------------------------------
 
+def _grid(n_panels: int, ncols: int, panel_size: tuple[float, float],
+          **subplots) -> tuple[Figure, np.ndarray]:
+    """A figure of ``n_panels`` axes on rows of at most ``ncols``; unused axes are hidden."""
+    ncols = min(ncols, n_panels)
+    nrows = -(-n_panels // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols,
+                                                    panel_size[1] * nrows),
+                             squeeze=False, **subplots)
+    for ax in axes.flat[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes
+
+
 def _draw_panel(ax: plt.Axes, panel: BoxPanel) -> None:
     positions = np.arange(1, len(panel.labels) + 1)
     boxes = ax.boxplot(
@@ -52,14 +65,10 @@ def individual_cap_boxplots(panels: Sequence[BoxPanel], *, ncols: int = 2,
     """
     if not panels:
         raise CapkitError("panels is empty: give at least one BoxPanel")
-    ncols = min(ncols, len(panels))
-    nrows = -(-len(panels) // ncols)
     width = max(4.0, 0.33 * max(len(p.labels) for p in panels) + 1.5)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, 3.6 * nrows), squeeze=False)
+    fig, axes = _grid(len(panels), ncols, (width, 3.6))
     for ax, panel in zip(axes.flat, panels, strict=False):
         _draw_panel(ax, panel)
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
     axes.flat[0].legend(loc="upper left", fontsize=8)
     if title:
         fig.suptitle(title)
@@ -84,14 +93,10 @@ def average_cap_distributions(
     if not averages:
         raise CapkitError("averages is empty")
     names = list(averages)
-    ncols = min(ncols, len(names))
-    nrows = -(-len(names) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 3.6 * nrows), squeeze=False,
-                             sharey=True)
+    fig, axes = _grid(len(names), ncols, (2.6, 3.6), sharey=True)
     for ax, name in zip(axes.flat, names, strict=False):
         versions = averages[name]
-        data = [np.asarray(v, dtype=float)[~np.isnan(np.asarray(v, dtype=float))]
-                for v in versions.values()]
+        data = [v[~np.isnan(v)] for v in (np.asarray(v, dtype=float) for v in versions.values())]
         boxes = ax.boxplot(data, widths=0.6, patch_artist=True,
                            medianprops={"color": "black"},
                            flierprops={"marker": "o", "markersize": 2})
@@ -102,8 +107,6 @@ def average_cap_distributions(
         ax.set_xticks(np.arange(1, len(data) + 1), list(versions))
         ax.set_title(f"{name} ({len(data[0])} tables)")
         ax.set_ylim(-0.02, 1.02)
-    for ax in axes.flat[len(names):]:
-        ax.set_visible(False)
     axes.flat[0].set_ylabel("average CAP")
     axes.flat[0].legend(loc="upper left", fontsize=8)
     fig.tight_layout()
@@ -121,16 +124,12 @@ def predictions_scatter(
     if not averages:
         raise CapkitError("averages is empty")
     names = list(averages)
-    ncols = min(ncols, len(names))
-    nrows = -(-len(names) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols, 3.0 * nrows), squeeze=False)
+    fig, axes = _grid(len(names), ncols, (3.0, 3.0))
     for ax, name in zip(axes.flat, names, strict=False):
         ax.scatter(averages[name], predictions[name], s=4, alpha=0.4, color="black",
                    linewidths=0)
         ax.set_title(f"{name}: Spearman rho = {correlations[name]:.3f}", fontsize=9)
         ax.set_xlabel("average CAP (v1)")
-    for ax in axes.flat[len(names):]:
-        ax.set_visible(False)
     axes.flat[0].set_ylabel("records predicted right")
     fig.tight_layout()
     return fig

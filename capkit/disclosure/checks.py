@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.disclosure.counts import CellTable
-from capkit.disclosure.labels import Coded, SortKey
+from capkit.disclosure.labels import Coded, SortKey, collation_order
 
 CHECK1_COLUMNS = ["Level", "All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis"]
 CHECK2_COLUMNS = ["target_key_levs", "npairs", "key", "key_target_total", "key_total",
@@ -91,13 +91,6 @@ def check_1way(cells: CellTable, excluded: dict[str, np.ndarray],
         columns=CHECK1_COLUMNS, index=pd.Index([level]))
 
 
-def _collation_order(strings: np.ndarray, sort_key: SortKey) -> np.ndarray:
-    if sort_key is None:
-        return np.argsort(strings.astype(str), kind="stable")
-    return np.array(sorted(range(len(strings)), key=lambda i: sort_key(str(strings[i]))),
-                    dtype=np.int64)
-
-
 def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence[str],
                margins: KeyMargins, thresh_2way: Sequence[float] = (4, 80), *,
                parse_labels: bool = False, sort_key: SortKey = None) -> pd.DataFrame | None:
@@ -143,7 +136,7 @@ def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence
             parts = grouped["s"].str.split("|", n=2, expand=True, regex=False)
             grouped["t"] = parts[0]
             grouped["k"] = parts[1] if parts.shape[1] > 1 else ""
-        grouped = grouped.iloc[_collation_order(grouped["s"].to_numpy(), sort_key)]
+        grouped = grouped.iloc[collation_order(grouped["s"].to_numpy(), sort_key)]
         kt, tot = margins.lookup(k, grouped["t"].astype(str).tolist(),
                                  grouped["k"].astype(str).tolist())
         pieces.append(pd.DataFrame({

@@ -137,22 +137,20 @@ def _prepare_variable(name: str, original: pd.DataFrame, syntheses: list[pd.Data
                     f"{role} column {name!r} is text with missing values; synthpop stops with "
                     "'x must be a factor' here (quirk Q20); make it categorical first")
     if ngroups > 0 and is_numeric(col_o):
+        # the breaks depend on the original and the pool of all syntheses only: group once,
+        # assigning the pooled values, then split the pool's codes per synthesis
         pool = np.concatenate([s[name].to_numpy(dtype=float, na_value=np.nan)
                                for s in syntheses])
         values_o = col_o.to_numpy(dtype=float, na_value=np.nan)
-        coded_o: Coded | None = None
-        coded_s: list[Coded] = []
-        for syn in syntheses:
-            values_s = syn[name].to_numpy(dtype=float, na_value=np.nan)
-            o, s = group_num(values_o, values_s, pool, ngroups, special,
-                             integer=is_integer(col_o))
-            if len(o.labels) < 3:
-                o, s = group_num(values_o, values_s, pool, ngroups, special, style="equal",
-                                 integer=is_integer(col_o))
-                messages.append(f"grouping of {name!r} redone with style 'equal'")
-            coded_o = o
-            coded_s.append(s)
-        assert coded_o is not None
+        coded_o, coded_pool = group_num(values_o, pool, pool, ngroups, special,
+                                        integer=is_integer(col_o))
+        if len(coded_o.labels) < 3:
+            coded_o, coded_pool = group_num(values_o, pool, pool, ngroups, special,
+                                            style="equal", integer=is_integer(col_o))
+            messages += [f"grouping of {name!r} redone with style 'equal'"] * len(syntheses)
+        bounds = np.cumsum([len(s) for s in syntheses])[:-1]
+        coded_s = [Coded(coded_pool.labels, codes)
+                   for codes in np.split(coded_pool.codes, bounds)]
         messages.append(f"numeric values of {role} {name!r} grouped into {ngroups} groups")
     else:
         if ngroups > 0:
@@ -317,13 +315,11 @@ def disclosure(
             raise CapkitError(f"synthetic data set {j + 1} has no rows")
     cont = opt.normalise_cont_na(cont_na, original)
     compare = opt.check_flag(compare_synorig, "compare_synorig")
-    for name in [*opt.resolve_columns(keys, original, "keys"),
-                 *opt.resolve_columns(target, original, "target")]:
-        for label, frame in [("original", original), *[
-                (f"synthetic data set {j + 1}", f) for j, f in enumerate(syntheses)]]:
-            if name not in frame.columns:
-                raise CapkitError(f"keys and target must be columns of original and synthetic "
-                                  f"data: {name!r} is not in {label}")
+    opt.check_in_columns(
+        [*opt.resolve_columns(keys, original, "keys"),
+         *opt.resolve_columns(target, original, "target")],
+        [("original", original.columns),
+         *[(f"synthetic data set {j + 1}", f.columns) for j, f in enumerate(syntheses)]])
     syntheses, original, explicit_na, _ = _front_end(syntheses, original, compare, compat,
                                                      messages)
     if compat:
@@ -336,14 +332,10 @@ def disclosure(
         raise CapkitError(f"target must be a single column, got {target_list}")
     target_name = target_list[0]
     checked_sets = syntheses[:1] if compat else syntheses
-    for name in [*user_keys, target_name]:
-        if name not in original.columns:
-            raise CapkitError(f"keys and target must be columns of original and synthetic "
-                              f"data: {name!r} is not in original")
-        for j, frame in enumerate(checked_sets):
-            if name not in frame.columns:
-                raise CapkitError(f"keys and target must be columns of original and synthetic "
-                                  f"data: {name!r} is not in synthetic data set {j + 1}")
+    opt.check_in_columns(
+        [*user_keys, target_name],
+        [("original", original.columns),
+         *[(f"synthetic data set {j + 1}", f.columns) for j, f in enumerate(checked_sets)]])
     opt.check_keys_target(user_keys, target_name)
     if compat and "target" in original.columns:
         raise CapkitError("original has a column called 'target'; synthpop cannot handle it "
@@ -392,9 +384,8 @@ def disclosure(
          margins)
         for j in range(len(syntheses)))
     return measure_syntheses(per_synthesis, exclusions, keys=data_keys, target=target_name,
-                             n_orig=len(original), thresh_1way=t1, thresh_2way=t2,
-                             parse_labels=compat, sort_key=sort_key, digits=digits,
-                             messages=messages)
+                             thresh_1way=t1, thresh_2way=t2, parse_labels=compat,
+                             sort_key=sort_key, digits=digits, messages=messages)
 
 
 def measure_syntheses(
@@ -403,7 +394,6 @@ def measure_syntheses(
     *,
     keys: list[str],
     target: str,
-    n_orig: int,
     thresh_1way: tuple[float, float],
     thresh_2way: tuple[float, float],
     parse_labels: bool,
@@ -423,8 +413,8 @@ def measure_syntheses(
     exclusions
         The exclusions, or a function building them from the first synthesis' cells and
         margins (the engine path learns the original's labels from the counts).
-    keys, target, n_orig, digits, messages
-        Stored in the result as given.
+    keys, target, digits, messages
+        Stored in the result as given (``n_orig`` and ``m`` come from the cells).
     thresh_1way, thresh_2way, parse_labels, sort_key
         Passed to :func:`check_1way` / :func:`check_2way`.
     """
@@ -460,4 +450,5 @@ def measure_syntheses(
         ident=frame("ident", IDENT), attrib=frame("attrib", ATTRIB),
         allcaps=frame("allcaps", ALLCAPS), check_1way=c1, check_2way=c2, check1=check1,
         check2=check2, nexclusions=nexcl, keys=list(keys), target=target,
-        n_orig=n_orig, m=len(all_cells), digits=digits, messages=messages, cells=all_cells)
+        n_orig=all_cells[0].n_orig, m=len(all_cells), digits=digits, messages=messages,
+        cells=all_cells)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from capkit.disclosure.labels import Coded, SortKey, collate_sorted
+from capkit.disclosure.labels import Coded, SortKey, collate_sorted, collation_order
 from capkit.tables import combine_codes, factorize_pair
 
 #: Dense bincount up to this many cells (rows x columns); sparse counting (np.unique) above.
@@ -139,7 +139,7 @@ def _q_axis(keys_o: Sequence[Coded], keys_s: Sequence[Coded], by_position: bool,
         # synthpop: q is the pasted text; combinations with the same text are one q (Q19)
         uniq, inverse = np.unique(text.astype(str), return_inverse=True)
         if sort_key is not None:
-            order = sorted(range(len(uniq)), key=lambda i: sort_key(str(uniq[i])))
+            order = collation_order(uniq, sort_key)
             rank = np.empty(len(uniq), dtype=np.int64)
             rank[order] = np.arange(len(uniq))
             uniq, inverse = uniq[order], rank[inverse]
@@ -155,10 +155,7 @@ def _q_axis(keys_o: Sequence[Coded], keys_s: Sequence[Coded], by_position: bool,
             first[inverse[::-1]] = np.arange(k)[::-1]
             component_cols = [tuple(str(x) for x in p[first]) for p in parts]
     else:
-        keys_sort = text.astype(str) if sort_key is None else np.array(
-            [sort_key(str(t)) for t in text], dtype=object)
-        order = np.argsort(keys_sort, kind="stable") if sort_key is None else np.array(
-            sorted(range(k), key=lambda i: keys_sort[i]), dtype=np.int64)
+        order = collation_order(text, sort_key)
         col_of_comb = np.empty(k, dtype=np.int64)
         col_of_comb[order] = np.arange(k)
         labels = [str(t) for t in text[order]]

@@ -29,7 +29,7 @@ default ``explicit_na_levels=False``).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -40,7 +40,13 @@ from capkit import engines
 from capkit.disclosure import options as opt
 from capkit.disclosure.checks import KeyMargins
 from capkit.disclosure.counts import CellTable, align_labels
-from capkit.disclosure.labels import MISSING, SortKey, collate_sorted, r_format
+from capkit.disclosure.labels import (
+    MISSING,
+    SortKey,
+    collate_sorted,
+    collation_order,
+    r_format,
+)
 from capkit.disclosure.measures import Exclusions
 from capkit.errors import CapkitError
 from capkit.tables import KeyTargetTable, crosstab
@@ -277,14 +283,9 @@ def _aligned_order(labels: list[str], in_o: np.ndarray, in_s: np.ndarray, kind: 
 
 def _text_order(labels: tuple[str, ...], sort_key: SortKey) -> np.ndarray:
     """New position of each pasted q label: collation order, as the pandas path's ``_q_axis``."""
-    text = np.asarray(labels, dtype=object).astype(str)
-    if sort_key is None:
-        order = np.argsort(text, kind="stable")
-    else:  # a user collation, as in the pandas path
-        order = np.array(sorted(range(len(text)), key=lambda i: sort_key(str(text[i]))),
-                         dtype=np.int64)
-    rank = np.empty(len(text), dtype=np.int64)
-    rank[order] = np.arange(len(text))
+    order = collation_order(np.asarray(labels, dtype=object), sort_key)
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[order] = np.arange(len(labels))
     return rank
 
 
@@ -361,16 +362,15 @@ def _kind(values: pd.Index, original: object, column: str) -> str:
 
 
 def engine_cells(original: object, synthetic: object, keys: list[str], target: str,
-                 engine: str, sort_key: SortKey = None
-                 ) -> tuple[CellTable, KeyMargins, list[np.ndarray]]:
-    """Cells of one synthesis counted by ``engine``, its 2-way margins and key labels."""
+                 engine: str, sort_key: SortKey = None) -> tuple[CellTable, KeyMargins]:
+    """Cells of one synthesis counted by ``engine`` and its 2-way margins."""
     table = crosstab(original, synthetic, keys, target, engine=engine)
     target_kind = _kind(table.targets, original, target)
     key_kind = _kind(table.keys.levels[0], original, keys[0]) if len(keys) == 1 else None
     named, key_texts = labelled(table, target)
     cells = engines.disclosure_cells(named)
     margins = key_margins(cells, named, key_texts)  # on the table's own column numbers
-    return order_cells(cells, target_kind, key_kind, sort_key), margins, key_texts
+    return order_cells(cells, target_kind, key_kind, sort_key), margins
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,12 +418,10 @@ def engine_disclosure(
         raise CapkitError(f"target must be a single column, got {target_list}")
     target_name = target_list[0]
     syn_cols = [columns_of(s, f"synthetic data set {j + 1}") for j, s in enumerate(sources)]
-    for name in [*user_keys, target_name]:
-        for label, cols in [("original", orig_cols), *[
-                (f"synthetic data set {j + 1}", c) for j, c in enumerate(syn_cols)]]:
-            if name not in cols:
-                raise CapkitError(f"keys and target must be columns of original and synthetic "
-                                  f"data: {name!r} is not in {label}")
+    opt.check_in_columns(
+        [*user_keys, target_name],
+        [("original", orig_cols),
+         *[(f"synthetic data set {j + 1}", c) for j, c in enumerate(syn_cols)]])
     opt.check_keys_target(user_keys, target_name)
     use_t_na = opt.check_flag(usetarget_na, "usetarget_na")
     flags = opt.check_flags(usekeys_na, len(user_keys), "usekeys_na")
@@ -442,20 +440,11 @@ def engine_disclosure(
         return _exclusions(cells, margins, data_keys, target_name, ex_k, ex_kl, ex_tl,
                            not_targetlev, use_t_na, flags, lim, excl_flag)
 
-    n_orig: list[int] = []
-
-    def per_synthesis() -> Iterator[tuple[CellTable, KeyMargins]]:
-        for source in sources:
-            cells, margins, _ = engine_cells(original, source, data_keys, target_name, engine,
-                                             collation)
-            n_orig.append(cells.n_orig)
-            yield cells, margins
-
-    result = measure_syntheses(per_synthesis(), first_exclusions, keys=list(data_keys),
-                               target=target_name, n_orig=0, thresh_1way=t1, thresh_2way=t2,
-                               parse_labels=False, sort_key=collation, digits=digits,
-                               messages=[])
-    return replace(result, n_orig=n_orig[0])
+    per_synthesis = (engine_cells(original, source, data_keys, target_name, engine, collation)
+                     for source in sources)
+    return measure_syntheses(per_synthesis, first_exclusions, keys=list(data_keys),
+                             target=target_name, thresh_1way=t1, thresh_2way=t2,
+                             parse_labels=False, sort_key=collation, digits=digits, messages=[])
 
 
 def _exclusions(cells: CellTable, margins: KeyMargins, data_keys: list[str], target: str,

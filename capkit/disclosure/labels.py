@@ -61,6 +61,14 @@ def collate_sorted(labels: Sequence[str], sort_key: SortKey = None) -> list[str]
     return sorted(labels, key=sort_key) if sort_key is not None else sorted(labels)
 
 
+def collation_order(strings: np.ndarray, sort_key: SortKey = None) -> np.ndarray:
+    """The stable argsort of ``strings`` (as text) by collation, as :func:`collate_sorted`."""
+    if sort_key is None:
+        return np.argsort(strings.astype(str), kind="stable")
+    return np.array(sorted(range(len(strings)), key=lambda i: sort_key(str(strings[i]))),
+                    dtype=np.int64)
+
+
 # --------------------------------------------------------------------------------------------
 # R's text form of numbers (spec 3.5) and C printf %.{d}g (spec 3.4 step 4)
 

@@ -107,7 +107,7 @@ def exclusion_masks(cells: CellTable, options: Exclusions) -> list[np.ndarray | 
     for i, excluded in enumerate(options.keys_na_excluded):
         if excluded and i < len(comps):
             missing_cols |= comps[i] == options.missing_label
-    if options.keys_na_excluded and any(options.keys_na_excluded):
+    if any(options.keys_na_excluded):
         masks[2] = missing_cols[cells.col]
     if options.triples:
         mask = np.zeros(len(cells.row), dtype=bool)

@@ -116,6 +116,16 @@ def resolve_columns(spec: object, original: pd.DataFrame, argument: str) -> list
     return names
 
 
+def check_in_columns(names: Sequence[str], sides: Sequence[tuple[str, Collection[object]]],
+                     what: str = "keys and target") -> None:
+    """Every name must be among the columns of every (label, columns) side, checked in order."""
+    for name in names:
+        for label, columns in sides:
+            if name not in columns:
+                raise CapkitError(f"{what} must be columns of original and synthetic data: "
+                                  f"{name!r} is not in {label}")
+
+
 def check_flag(value: object, argument: str) -> bool:
     """A single boolean."""
     if isinstance(value, (bool, np.bool_)):
@@ -173,16 +183,22 @@ def check_ngroups_target(value: object) -> int:
     return int(value)
 
 
+def recycle(value: object, n: int, argument: str, per: str) -> list[object]:
+    """One value (recycled) or a list of ``n`` values, one per ``per`` (key, target)."""
+    values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
+    if len(values) == 1:
+        values = values * n
+    if len(values) != n:
+        raise CapkitError(f"{argument} must have one entry or one per {per} ({n}), got "
+                          f"{len(values)}")
+    return values
+
+
 def check_ngroups_keys(value: object, n_keys: int) -> list[int]:
     """``ngroups_keys``: None, one number (recycled) or one per key, none equal to 1."""
     if value is None:
         return [0] * n_keys
-    values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
-    if len(values) == 1:
-        values = values * n_keys
-    if len(values) != n_keys:
-        raise CapkitError(f"ngroups_keys must have one entry or one per key ({n_keys}), got "
-                          f"{len(values)}")
+    values = recycle(value, n_keys, "ngroups_keys", "key")
     for v in values:
         if not isinstance(v, numbers.Real) or isinstance(v, bool):
             raise CapkitError(f"ngroups_keys entries must be numbers, got {v!r}")

@@ -61,8 +61,14 @@ def r_table(frame: pd.DataFrame, digits: int = 2) -> str:
     return "\n".join(lines)
 
 
-def _table(frame: pd.DataFrame, digits: int) -> str:
-    return r_table(frame, digits)
+def _per_synthesis(tables: Sequence[pd.DataFrame | None], digits: int) -> list[str]:
+    """One block per synthesis: "Synthesis j: none", or the heading and the check table."""
+    lines = []
+    for j, table in enumerate(tables, start=1):
+        lines.append(f"Synthesis {j}: " + ("none" if table is None else ""))
+        if table is not None:
+            lines.append(r_table(table, digits))
+    return lines
 
 
 def format_disclosure(result: DisclosureResult, to_print: str | Sequence[str] = "short") -> str:
@@ -89,32 +95,26 @@ def format_disclosure(result: DisclosureResult, to_print: str | Sequence[str] = 
             index=["Original"] + [f"Synthesis {j + 1}" for j in range(result.m)],
             columns=["Identity (UiO/repU)", "Attrib (Dorig/DiSCO)"])
         lines += ["", f"Identity and attribute disclosure measures for target {result.target} "
-                  f"from keys: {keys}", _table(short, digits)]
+                  f"from keys: {keys}", r_table(short, digits)]
     if "ident" in choices:
         lines += ["", f"Identity disclosure measures for {result.m} synthetic data set(s) from "
-                  f"keys:", f" {keys} ", "", _table(result.ident, digits)]
+                  f"keys:", f" {keys} ", "", r_table(result.ident, digits)]
     if "attrib" in choices:
         lines += ["", f"Attribute disclosure measures for {result.target} from keys: {keys} ",
-                  _table(result.attrib, digits)]
+                  r_table(result.attrib, digits)]
     if "allcaps" in choices:
         lines += ["", f"CAP measures for the target {result.target} with keys", f"{keys} ", "",
-                  _table(result.allcaps, digits)]
+                  r_table(result.allcaps, digits)]
     if "check_1way" in choices:
         lines += ["", "Details of target level contributing disproportionately to disclosure"]
-        for j, table in enumerate(result.check_1way, start=1):
-            lines.append(f"Synthesis {j}: " + ("none" if table is None else ""))
-            if table is not None:
-                lines.append(_table(table, digits))
+        lines += _per_synthesis(result.check_1way, digits)
     elif result.check1:
         lines += ["", f"{result.check1}: a level of the target contributes disproportionately "
                   "to disclosure; print with to_print='check_1way' for details"]
     if "check_2way" in choices:
         lines += ["", "Details of target-key combinations contributing disproportionately to "
                   "disclosure"]
-        for j, table in enumerate(result.check_2way, start=1):
-            lines.append(f"Synthesis {j}: " + ("none" if table is None else ""))
-            if table is not None:
-                lines.append(_table(table, digits))
+        lines += _per_synthesis(result.check_2way, digits)
     elif result.check2:
         lines += ["", f"{result.check2}: some target-key pairs contribute disproportionately "
                   "to disclosure; print with to_print='check_2way' for details"]

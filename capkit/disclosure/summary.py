@@ -9,7 +9,7 @@ messages, and the identity measures (UiO and repU), in a table ordered by the sy
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,29 +79,46 @@ def _per_target(value: object, n: int, argument: str) -> list[object]:
     return list(value)
 
 
-def _recycle(value: object, n: int, argument: str) -> list[object]:
-    values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
-    if len(values) == 1:
-        values = values * n
-    if len(values) != n:
-        raise CapkitError(f"{argument} must have one entry or one per target ({n}), got "
-                          f"{len(values)}")
-    return values
-
-
 def _target_options(n: int, not_targetslev: object, usetargets_na: object, exclude_keys: object,
                     exclude_keylevs: object, exclude_targetlevs: object
                     ) -> tuple[list[object], ...]:
     """The per-target options of ``disclosure.summary``, one entry per target (spec 8)."""
-    not_lev = _recycle(not_targetslev, n, "not_targetslev") if not_targetslev is not None \
-        else [None] * n
+    not_lev = [None] * n if not_targetslev is None else opt.recycle(
+        not_targetslev, n, "not_targetslev", "target")
     for v in not_lev:
         if v is not None and not isinstance(v, str):
             raise CapkitError(f"not_targetslev entries must be strings, got {v!r}")
-    return (not_lev, _recycle(usetargets_na, n, "usetargets_na"),
+    return (not_lev, opt.recycle(usetargets_na, n, "usetargets_na", "target"),
             _per_target(exclude_keys, n, "exclude_keys"),
             _per_target(exclude_keylevs, n, "exclude_keylevs"),
             _per_target(exclude_targetlevs, n, "exclude_targetlevs"))
+
+
+def _keys_and_targets(keys: object, targets: object, original: pd.DataFrame,
+                      syn_columns: Sequence[object], compat: bool) -> tuple[list[str], list[str]]:
+    """Resolved keys and targets (default: the synthetic columns that are not keys), checked to
+    be columns of both sides and not to overlap. ``original`` may be a 0-row frame."""
+    user_keys = opt.resolve_columns(keys, original, "keys")
+    if targets is None:
+        targets = [c for c in syn_columns if c not in user_keys and (
+            c in original.columns or compat)]
+    target_list = opt.resolve_columns(targets, original, "targets")
+    opt.check_in_columns([*user_keys, *target_list],
+                         [("original", original.columns), ("synthetic", syn_columns)],
+                         "keys and targets")
+    clash = [t for t in target_list if t in user_keys]
+    if clash:
+        raise CapkitError(f"targets {clash} are also keys")
+    return user_keys, target_list
+
+
+def _each_target(target_list: list[str], progress: bool) -> Iterator[tuple[int, str]]:
+    """(position, name) of each target, behind a progress bar on stderr (after a second)."""
+    bar = tqdm(target_list, disable=not progress, delay=1.0, unit="target", file=sys.stderr,
+               desc="disclosure")
+    for i, name in enumerate(bar):
+        bar.set_postfix_str(name, refresh=False)
+        yield i, name
 
 
 def _row_names(table: pd.DataFrame) -> list[str]:
@@ -222,25 +239,14 @@ def disclosure_summary(
                 "multi.disclosure fails for a list of data frames (quirk Q5); use "
                 "synthpop_compat=False to treat the list as m syntheses")
         pass_compare = False
-    user_keys = opt.resolve_columns(keys, original, "keys")
-    if targets is None:
-        targets = [c for c in syntheses[0].columns if c not in user_keys and (
-            c in original.columns or compat)]
-    target_list = opt.resolve_columns(targets, original, "targets")
-    for name in [*user_keys, *target_list]:
-        for label, frame in [("original", original), ("synthetic", syntheses[0])]:
-            if name not in frame.columns:
-                raise CapkitError(f"keys and targets must be columns of original and synthetic "
-                                  f"data: {name!r} is not in {label}")
-    clash = [t for t in target_list if t in user_keys]
-    if clash:
-        raise CapkitError(f"targets {clash} are also keys")
+    user_keys, target_list = _keys_and_targets(keys, targets, original, syntheses[0].columns,
+                                               compat)
     if compat and "target" in original.columns:
         raise CapkitError("original has a column called 'target'; synthpop cannot handle it")
     n = len(target_list)
     not_lev, use_t, ex_k, ex_kl, ex_tl = _target_options(
         n, not_targetslev, usetargets_na, exclude_keys, exclude_keylevs, exclude_targetlevs)
-    ng_t = _recycle(ngroups_targets, n, "ngroups_targets")
+    ng_t = opt.recycle(ngroups_targets, n, "ngroups_targets", "target")
     position = {c: i for i, c in enumerate(original.columns)}
     if compat:  # keys in data order, flags applied by position without permuting (Q6)
         call_keys = sorted(user_keys, key=lambda k: position[k])
@@ -250,10 +256,7 @@ def disclosure_summary(
         flags = usekeys_na
 
     results: dict[str, DisclosureResult] = {}
-    bar = tqdm(target_list, disable=not progress, delay=1.0, unit="target", file=sys.stderr,
-               desc="disclosure")
-    for i, name in enumerate(bar):
-        bar.set_postfix_str(name, refresh=False)
+    for i, name in _each_target(target_list, progress):
         if compat and name in explicit_na:
             raise CapkitError(
                 f"target {name!r} has missing values in only one of original and synthetic "
@@ -345,27 +348,13 @@ def _engine_summary(synthetic: object, original: object, keys: str | Sequence[st
     engine = engine_path.resolve_engine(sources, original, engine)
     orig_cols = engine_path.columns_of(original, "original")
     syn_cols = engine_path.columns_of(sources[0], "synthetic")
-    frame0 = pd.DataFrame(columns=pd.Index(orig_cols, dtype=object))
-    user_keys = opt.resolve_columns(keys, frame0, "keys")
-    if targets is None:
-        targets = [c for c in syn_cols if c not in user_keys and c in orig_cols]
-    target_list = opt.resolve_columns(targets, frame0, "targets")
-    for name in [*user_keys, *target_list]:
-        for label, cols in [("original", orig_cols), ("synthetic", syn_cols)]:
-            if name not in cols:
-                raise CapkitError(f"keys and targets must be columns of original and synthetic "
-                                  f"data: {name!r} is not in {label}")
-    clash = [t for t in target_list if t in user_keys]
-    if clash:
-        raise CapkitError(f"targets {clash} are also keys")
+    user_keys, target_list = _keys_and_targets(keys, targets, engine_path._frame_of(orig_cols),
+                                               syn_cols, False)
     n = len(target_list)
     not_lev, use_t, ex_k, ex_kl, ex_tl = _target_options(
         n, not_targetslev, usetargets_na, exclude_keys, exclude_keylevs, exclude_targetlevs)
     results: dict[str, DisclosureResult] = {}
-    bar = tqdm(target_list, disable=not progress, delay=1.0, unit="target", file=sys.stderr,
-               desc="disclosure")
-    for i, name in enumerate(bar):
-        bar.set_postfix_str(name, refresh=False)
+    for i, name in _each_target(target_list, progress):
         results[name] = disclosure(
             sources, original, user_keys, name, denom_lim=denom_lim,
             exclude_ov_denom_lim=exclude_ov_denom_lim,

@@ -156,8 +156,6 @@ def _align_column(column: str, series: list[pd.Series], names: list[str],
                            f"{_where(kinds, {'text'}, names)}; converted to numbers")
             series = [p.rename(s.name) if p is not None else s
                       for p, s in zip(parsed, series, strict=True)]
-            kinds = [kind(s) for s in series]
-            distinct = set(kinds)
     return series
 
 

@@ -176,6 +176,33 @@ def _check_same_columns(synthetic: list[Path], headers: list[list[str]]) -> None
                 "columns")
 
 
+def _default_targets(synthetic_columns: Sequence[str], original_columns: Sequence[str],
+                     keys: list[str]) -> list[str]:
+    """Every synthetic column that is not a key and is in the original (when its columns are
+    known: ``original_columns`` empty means unknown)."""
+    targets = [c for c in synthetic_columns
+               if c not in keys and (not original_columns or c in original_columns)]
+    if not targets:
+        raise CapkitError("no target: the synthetic files have no column besides the keys "
+                          "that is also in the original file; give --targets")
+    return targets
+
+
+def _check_keys_present(label: str, present: dict[str, int]) -> None:
+    """A key with no non-missing value (``present``: key -> non-missing count) raises."""
+    for k, count in present.items():
+        if count == 0:
+            raise CapkitError(f"key column {k!r} is missing (NA) in every record of "
+                              f"{label}; a key must have values")
+
+
+def _unique_key_warnings(n: int, distinct: dict[str, int]) -> list[str]:
+    """A warning per key with as many distinct values as the ``n`` original records."""
+    return [f"key {k!r} has {d} distinct values in the {n} original records: every record is "
+            "unique on it, so every record is an identity-disclosure risk (is it an "
+            "identifier?)" for k, d in distinct.items() if n > 1 and d >= n]
+
+
 def load_inputs(
     original: Path,
     synthetic: Sequence[Path],
@@ -205,30 +232,18 @@ def load_inputs(
     explicit = targets is not None
     if targets is None:
         orig_header = io.read_columns(original) if io.exists(original) else []
-        targets = [c for c in headers[0] if c not in keys and (not orig_header
-                                                               or c in orig_header)]
-        if not targets:
-            raise CapkitError("no target: the synthetic files have no column besides the keys "
-                              "that is also in the original file; give --targets")
+        targets = _default_targets(headers[0], orig_header, keys)
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
     needed = keys + targets
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
                                column_roles=roles) for p in synthetic]
-    warnings: list[str] = []
     for f in [orig_file, *syn_files]:
-        for k in keys:
-            if f.frame[k].isna().all():
-                raise CapkitError(f"key column {k!r} is missing (NA) in every record of "
-                                  f"{f.label}; a key must have values")
+        _check_keys_present(f.label, {k: int(f.frame[k].count()) for k in keys})
     n = len(orig_file.frame)
-    for k in keys:
-        distinct = int(orig_file.frame[k].nunique(dropna=True))
-        if n > 1 and distinct >= n:
-            warnings.append(f"key {k!r} has {distinct} distinct values in the {n} original "
-                            "records: every record is unique on it, so every record is an "
-                            "identity-disclosure risk (is it an identifier?)")
+    warnings = _unique_key_warnings(
+        n, {k: int(orig_file.frame[k].nunique(dropna=True)) for k in keys})
     kept = _targets_with_levels(
         targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
         warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
@@ -241,25 +256,20 @@ def load_inputs(
                   warnings)
 
 
-def _file_stats(source: str, role: str, keys: list[str], targets: list[str]
+def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]
                 ) -> tuple[int, dict[str, int], dict[str, int], dict[str, int]]:
-    """One DuckDB pass over a file (or glob): records, non-missing and distinct values of the
-    keys, number of levels (missing counted as one) of the targets."""
+    """One DuckDB pass over a file's relation: records, non-missing and distinct values of
+    the keys, number of levels (missing counted as one) of the targets."""
     from capkit.engines import duckdb as duck
 
     q = duck.quote
     exprs = ["count(*)"] + [f"count({q(k)})" for k in keys]
     exprs += [f"count(DISTINCT {q(k)})" for k in keys]
     exprs += [f"count(DISTINCT {q(t)}) + (count({q(t)}) < count(*))::INTEGER" for t in targets]
-    con = duck.connect()
     try:
-        rel = duck.relation(source, con, role)
-        try:
-            row = rel.aggregate(", ".join(exprs)).fetchall()[0]
-        except Exception as exc:  # duckdb's own exception hierarchy
-            raise CapkitError(f"{role} data could not be read by DuckDB: {exc}") from exc
-    finally:
-        con.close()
+        row = rel.aggregate(", ".join(exprs)).fetchall()[0]  # type: ignore[attr-defined]
+    except Exception as exc:  # duckdb's own exception hierarchy
+        raise CapkitError(f"{role} data could not be read by DuckDB: {exc}") from exc
     n_k = len(keys)
     values = [int(v) for v in row]
     return (values[0], dict(zip(keys, values[1:1 + n_k], strict=True)),
@@ -276,53 +286,47 @@ def load_engine_inputs(
     min_target_levels: int = 2,
 ) -> Inputs:
     """The checks and notes of :func:`load_inputs` for a DuckDB/Spark run, without reading the
-    records into Python: headers from the file schemas, counts from one DuckDB pass per file.
+    records into Python: headers from the file schemas, counts from one DuckDB pass per file
+    (one DuckDB relation per file serves both).
 
     ``Inputs.original`` / ``Inputs.synthetics`` are then the paths (globs allowed), for the
     engine to count. Columns are not type-aligned: a column must have the same kind (number,
     text, date) in every file, else the engine raises a :class:`CapkitError` naming it.
     """
-    from capkit.disclosure.engine_path import columns_of
+    from capkit import io
+    from capkit.engines import duckdb as duck
 
     _check_file_arguments(synthetic, keys, targets)
     orig_src, syn_src = str(original), [str(p) for p in synthetic]
-    orig_header = columns_of(orig_src, "original")
-    headers = [columns_of(s, "synthetic") for s in syn_src]
-    _check_same_columns(synthetic, headers)
-    explicit = targets is not None
-    if targets is None:
-        targets = [c for c in headers[0] if c not in keys and c in orig_header]
-        if not targets:
-            raise CapkitError("no target: the synthetic files have no column besides the keys "
-                              "that is also in the original file; give --targets")
-    roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
-    for role, path, header in [("original", original, orig_header),
-                               *[("synthetic", p, h) for p, h in
-                                 zip(synthetic, headers, strict=True)]]:
-        for column in keys + targets:
-            if column not in header:
-                shown = header if len(header) <= 20 else header[:20] + ["..."]
-                raise CapkitError(f"{roles[column]} column {column!r} is missing from {role} "
-                                  f"file {path.name!r} (its columns: {shown})")
-    n, present, distinct, levels = _file_stats(orig_src, "original", keys, targets)
-    syn_counts = []
-    for p, src in zip(synthetic, syn_src, strict=True):
-        n_s, present_s, _, _ = _file_stats(src, "synthetic", keys, [])
-        syn_counts.append(n_s)
-        for label, count, nonmissing in [(f"original file {original.name!r}", n, present),
-                                         (f"synthetic file {p.name!r}", n_s, present_s)]:
-            if count == 0:
-                raise CapkitError(f"{label} is empty: it has a header but no rows")
-            for k in keys:
-                if nonmissing[k] == 0:
-                    raise CapkitError(f"key column {k!r} is missing (NA) in every record of "
-                                      f"{label}; a key must have values")
-    warnings: list[str] = []
-    for k in keys:
-        if n > 1 and distinct[k] >= n:
-            warnings.append(f"key {k!r} has {distinct[k]} distinct values in the {n} original "
-                            "records: every record is unique on it, so every record is an "
-                            "identity-disclosure risk (is it an identifier?)")
+    con = duck.connect()
+    try:
+        orig_rel = duck.relation(orig_src, con, "original")
+        syn_rels = [duck.relation(s, con, "synthetic") for s in syn_src]
+        orig_header = [str(c) for c in orig_rel.columns]
+        headers = [[str(c) for c in rel.columns] for rel in syn_rels]
+        _check_same_columns(synthetic, headers)
+        explicit = targets is not None
+        if targets is None:
+            targets = _default_targets(headers[0], orig_header, keys)
+        roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
+        for role, path, header in [("original", original, orig_header),
+                                   *[("synthetic", p, h) for p, h in
+                                     zip(synthetic, headers, strict=True)]]:
+            io.check_columns(header, keys + targets, f"{role} file {path.name!r}", roles)
+        n, present, distinct, levels = _file_stats(orig_rel, "original", keys, targets)
+        orig_label = f"original file {original.name!r}"
+        syn_counts = []
+        for p, rel in zip(synthetic, syn_rels, strict=True):
+            n_s, present_s, _, _ = _file_stats(rel, "synthetic", keys, [])
+            syn_counts.append(n_s)
+            for label, count, nonmissing in [(orig_label, n, present),
+                                             (f"synthetic file {p.name!r}", n_s, present_s)]:
+                if count == 0:
+                    raise CapkitError(f"{label} is empty: it has a header but no rows")
+                _check_keys_present(label, nonmissing)
+    finally:
+        con.close()
+    warnings = _unique_key_warnings(n, distinct)
     kept = _targets_with_levels(targets, levels, min_target_levels, explicit, warnings)
     lines = [f"original: {original.name} ({n} records, {len(orig_header)} columns)"]
     lines += [f"synthetic {j}: {p.name} ({n_s} records)"
@@ -511,14 +515,13 @@ def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
     if not_lev:
         per["not_targetslev"] = [not_lev.get(t, "") for t in inputs.targets]
     if engine == "pandas":
-        summary = disclosure_summary(inputs.synthetics, inputs.original, inputs.keys,
-                                     list(inputs.targets), compare_synorig=False,
-                                     progress=not quiet, **per)
-        return DisclosureRun(summary, inputs, options)
-    with _engine_sources(inputs, engine) as (original, synthetics):
+        sources = contextlib.nullcontext((inputs.original, inputs.synthetics))
+    else:
+        sources = _engine_sources(inputs, engine)
+        per["engine"] = engine
+    with sources as (original, synthetics):
         summary = disclosure_summary(synthetics, original, inputs.keys, list(inputs.targets),
-                                     compare_synorig=False, progress=not quiet,
-                                     engine=engine, **per)
+                                     compare_synorig=False, progress=not quiet, **per)
     return DisclosureRun(summary, inputs, options)
 
 

@@ -209,6 +209,22 @@ def read_columns(path: str | Path) -> list[str]:
     return [str(c) for c in _read_r(p, "data", fmt).columns]
 
 
+def check_columns(header: Sequence[str], wanted: Sequence[str], label: str,
+                  column_roles: dict[str, str] | None = None) -> None:
+    """Raise a :class:`CapkitError` for the first column of ``wanted`` not in ``header``.
+
+    ``label`` names the file (``"original file 'orig.csv'"``); ``column_roles`` (``{column:
+    "key" | "target"}``) says what the missing column is ("requested" otherwise).
+    """
+    roles = column_roles or {}
+    for column in wanted:
+        if column not in header:
+            what = roles.get(column, "requested")
+            shown = list(header) if len(header) <= 20 else list(header[:20]) + ["..."]
+            raise CapkitError(f"{what} column {column!r} is missing from {label} (its "
+                              f"columns: {shown})")
+
+
 def read_table(
     path: str | Path,
     columns: Sequence[str] | None = None,
@@ -263,13 +279,7 @@ def read_table(
         raise CapkitError(f"{role} file {p.name!r} has duplicated column names: {duplicated}; "
                           "rename them so that each column has one name")
     wanted = list(header) if columns is None else list(columns)
-    roles = column_roles or {}
-    for column in wanted:
-        if column not in header:
-            what = roles.get(column, "requested")
-            shown = header if len(header) <= 20 else header[:20] + ["..."]
-            raise CapkitError(f"{what} column {column!r} is missing from {role} file "
-                              f"{p.name!r} (its columns: {shown})")
+    check_columns(header, wanted, f"{role} file {p.name!r}", column_roles)
     try:
         if fmt == "csv":
             frame = _read_csv(p, role, wanted, na_values)

@@ -543,12 +543,13 @@ def _union_cells(o: object, s: object, n_cols: int
         order = np.argsort(cells, kind="stable")
         packed = both.data[order]
         return cells[order], packed % big, packed // big
-    flat = np.concatenate([co.tocoo().row.astype(np.int64) * n_cols + co.tocoo().col,
-                           cs.tocoo().row.astype(np.int64) * n_cols + cs.tocoo().col])
-    weights = np.concatenate([co.data, np.zeros(cs.nnz, dtype=np.int64)])
+    oo, so = co.tocoo(), cs.tocoo()
+    flat = np.concatenate([oo.row.astype(np.int64) * n_cols + oo.col,
+                           so.row.astype(np.int64) * n_cols + so.col])
     cells, inverse = np.unique(flat, return_inverse=True)
-    d = np.bincount(inverse.ravel(), weights=weights, minlength=len(cells))
-    s_ = np.bincount(inverse.ravel(), weights=np.concatenate([np.zeros(co.nnz), cs.data]),
+    d = np.bincount(inverse.ravel(), weights=np.concatenate([oo.data, np.zeros(so.nnz)]),
+                    minlength=len(cells))
+    s_ = np.bincount(inverse.ravel(), weights=np.concatenate([np.zeros(oo.nnz), so.data]),
                      minlength=len(cells))
     keep = (d > 0) | (s_ > 0)
     return cells[keep], d[keep], s_[keep]

@@ -55,7 +55,7 @@ from scipy import sparse
 
 from capkit import cap
 from capkit.errors import CapkitError
-from capkit.tables import combine_codes, crosstab, factorize_pair, validate_frames
+from capkit.tables import _as_list, combine_codes, crosstab, validate_frames
 
 #: Cells (unmatched real keys x synthetic keys) handled at once by the Generalized score.
 CHUNK_CELLS = 2**22
@@ -64,12 +64,7 @@ CHUNK_CELLS = 2**22
 def _field_list(fields: str | Sequence[str] | None, argument: str) -> list[str]:
     if fields is None:
         raise CapkitError(f"{argument} is required: give a list of column names")
-    names = [fields] if isinstance(fields, str) else list(fields)
-    if not names:
-        raise CapkitError(f"{argument} is empty: give at least one column name")
-    if len(set(names)) != len(names):
-        raise CapkitError(f"{argument} names a column twice: {names}")
-    return names
+    return _as_list(fields, argument)
 
 
 def _validate(
@@ -202,21 +197,6 @@ class CategoricalGeneralizedCAP:
         return 1.0 - float(probabilities.mean())
 
 
-def _encode(
-    real: pd.DataFrame, synthetic: pd.DataFrame, columns: list[str]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Combination codes of ``columns`` for both frames and per-column codes of each combination.
-
-    Returns ``(codes_real, codes_synthetic, components)`` with ``components`` of shape
-    (number of combinations, len(columns)).
-    """
-    pairs = [factorize_pair(real[c], synthetic[c]) for c in columns]
-    combined_r, combined_s, components = combine_codes(
-        [p[0] for p in pairs], [p[1] for p in pairs], [len(p[2]) for p in pairs]
-    )
-    return combined_r, combined_s, np.column_stack(components)
-
-
 def generalized_cap_probabilities(
     real_data: pd.DataFrame,
     synthetic_data: pd.DataFrame,
@@ -238,18 +218,14 @@ def generalized_cap_probabilities(
     -------
     (n,) float array in the row order of ``real_data``.
     """
-    keys, sensitive = list(key_fields), list(sensitive_fields)
-    key_r, key_s, key_parts = _encode(real_data, synthetic_data, keys)
-    tgt_r, tgt_s, _ = _encode(real_data, synthetic_data, sensitive)
-    n_keys = key_parts.shape[0]
-    n_targets = int(max(tgt_r.max(), tgt_s.max())) + 1
-
-    # Synthetic counts s[i, j] (sparse) and key totals m_j.
-    s = sparse.csr_array(
-        (np.ones(len(key_s)), (tgt_s, key_s)), shape=(n_targets, n_keys)
-    )
-    s.sum_duplicates()
-    m_j = np.bincount(key_s, minlength=n_keys).astype(np.float64)
+    table = crosstab(real_data, synthetic_data, list(key_fields), list(sensitive_fields))
+    tgt_r, key_r = table.record_cell.T
+    tgt_s, key_s = table.synthetic_record_cell.T
+    # per-column codes of each key combination (the MultiIndex codes; a missing value, -1
+    # there, shifted to a level of its own)
+    key_parts = np.column_stack(table.keys.codes).astype(np.int64) + 1
+    s = table.synthetic
+    m_j = np.asarray(s.sum(axis=0)).ravel().astype(np.float64)
     probability = np.zeros(len(key_r))
 
     # Exact matches: the individual CAP s[i, j] / m_j (Definition 1).
@@ -315,7 +291,7 @@ def _nearest_pool(
     key_parts: np.ndarray,
     key_r: np.ndarray,
     tgt_r: np.ndarray,
-    s: sparse.csr_array,
+    s: cap.Table,
     m_j: np.ndarray,
     rows: np.ndarray,
     probability: np.ndarray,

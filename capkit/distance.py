@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from pandas.api import types as pdt
 
+from capkit.disclosure.labels import is_numeric
 from capkit.errors import CapkitError
 from capkit.tables import combine_codes, factorize_pair
 
@@ -50,13 +50,6 @@ from capkit.tables import combine_codes, factorize_pair
 PAIR_BATCH = 2**21
 #: Cells of the (synthetic combinations x reference combinations) level matrix held at once.
 LEVEL_CELLS = 2**22
-
-
-def _is_numeric(series: pd.Series) -> bool:
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return False
-    return pdt.is_numeric_dtype(dtype) and not pdt.is_bool_dtype(dtype)
 
 
 @dataclass(frozen=True)
@@ -139,7 +132,7 @@ def gower_columns(
         for name in names:
             if column not in frames[name].columns:
                 raise CapkitError(f"column {column!r} is missing from {name}")
-            kinds[name] = _is_numeric(frames[name][column])
+            kinds[name] = is_numeric(frames[name][column])
         if len(set(kinds.values())) > 1:
             desc = ", ".join(f"{'numeric' if v else 'categorical'} in {k}"
                              for k, v in kinds.items())
@@ -445,6 +438,12 @@ def dcr(
     """
     spec = gower_columns({"synthetic": synthetic, "reference": reference}, columns=columns,
                          weights=weights, ranges=ranges)
+    return _dcr(spec, synthetic, reference, pair_batch)
+
+
+def _dcr(spec: GowerColumns, synthetic: pd.DataFrame, reference: pd.DataFrame,
+         pair_batch: int = PAIR_BATCH) -> DCRResult:
+    """:func:`dcr` with the columns, weights and ranges already fixed by :func:`gower_columns`."""
     cat_s, cat_r, num_s, num_r, w_cat = _encode(spec, synthetic, reference)
     best, arg = _dcr_core(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch)
     return DCRResult(best / spec.total_weight, arg, spec)
@@ -518,10 +517,8 @@ def holdout_comparison(
     frames = {"synthetic": synthetic, "training": training, "holdout": holdout}
     spec = gower_columns(frames, columns=columns, weights=weights, ranges=ranges,
                          range_from=["training", "holdout"])
-    cols = list(spec.categorical + spec.numeric)
-    fixed = {"columns": cols, "weights": spec.weights, "ranges": spec.ranges}
-    to_t = dcr(synthetic, training, **fixed)
-    to_h = dcr(synthetic, holdout, **fixed)
+    to_t = _dcr(spec, synthetic, training)
+    to_h = _dcr(spec, synthetic, holdout)
     return HoldoutComparison(
         dcr_training=to_t.distance,
         dcr_holdout=to_h.distance,

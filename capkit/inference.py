@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api import types as pdt
 from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
@@ -36,18 +35,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
 from capkit.cap import record_cap
+from capkit.disclosure.labels import is_numeric
 from capkit.errors import CapkitError
 from capkit.tables import validate_frames
 
 #: How a missing categorical value is spelled for the encoder (a level of its own).
 NA_LEVEL = "<NA>"
-
-
-def _is_numeric(series: pd.Series) -> bool:
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return False
-    return pdt.is_numeric_dtype(dtype) and not pdt.is_bool_dtype(dtype)
 
 
 def _as_text(series: pd.Series) -> pd.Series:
@@ -178,7 +171,7 @@ def attribute_risk(
         raise CapkitError(f"target must be one column name, got {target!r}")
     validate_frames(original, synthetic, key_cols, [target])
     if kind == "auto":
-        kind = "numeric" if _is_numeric(original[target]) else "categorical"
+        kind = "numeric" if is_numeric(original[target]) else "categorical"
     if kind not in ("categorical", "numeric"):
         raise CapkitError(f"kind must be 'categorical', 'numeric' or 'auto', got {kind!r}")
     if estimator is not None and is_classifier(estimator) != (kind == "categorical"):
@@ -186,7 +179,7 @@ def attribute_risk(
             f"estimator {type(estimator).__name__} does not fit a {kind} target {target!r}: "
             "use a classifier for a categorical target and a regressor for a numeric one"
         )
-    numeric = [c for c in key_cols if _is_numeric(original[c])]
+    numeric = [c for c in key_cols if is_numeric(original[c])]
     categorical = [c for c in key_cols if c not in numeric]
     for column in numeric:
         for name, frame in (("original", original), ("synthetic", synthetic)):
@@ -198,7 +191,7 @@ def attribute_risk(
 
     def response(frame: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
         if kind == "numeric":
-            if not _is_numeric(frame[target]):
+            if not is_numeric(frame[target]):
                 raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
             y = frame[target].astype(np.float64)
             return y, y.notna().to_numpy()

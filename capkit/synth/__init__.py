@@ -291,7 +291,6 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
         cont_codes[c] = sorted(set(vals))
 
     # ---- original columns as codes / floats, with NAtemp (spec 2.5) -------------------------
-    pos = {c: i for i, c in enumerate(cols)}
     kind, levels, values = {}, {}, {}
     for c in cols:
         kd, lev = kinds[c]
@@ -398,15 +397,8 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
         lev: list = sorted(present + [cv])
         if np.isnan(x).any():
             lev.append(NATEMP)
-        padded[c] = {"levels": lev, "cv_code": lev.index(cv)}
-    for c in cols:  # v.0 then v.NA appended in data column order
-        if c not in padded:
-            continue
-        info = padded[c]
-        x = values[c]
-        codes_c = cont_codes.get(c, [])
-        special = np.isin(x, codes_c) | np.isnan(x)
-        lev = info["levels"]
+        info = padded[c] = {"levels": lev, "cv_code": lev.index(cv)}
+        # v.0 then v.NA, appended in data column order
         na_code = np.full(n, float(info["cv_code"]))
         for j, code in enumerate(lev):
             if code != NATEMP and j != info["cv_code"]:
@@ -441,7 +433,7 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
         else:
             wv = wvars[windex[c]]
             if meth[c] == "collinear":
-                wv.leader = pos[leader_of[c]]
+                wv.leader = windex[leader_of[c]]
             else:
                 wv.preds = expand(preds[c])
             steps.append(windex[c])
@@ -466,11 +458,11 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
             for w in steps:
                 v = wvars[w]
                 bar.set_postfix_str(v.name, refresh=False)
-                _synthesise(v, w, Xo, Xs, wvars, is_cat, nlev, rng, minbucket, cp, proper,
-                            max_exhaustive, values)
+                _synthesise(v, w, Xo, Xs, is_cat, nlev, rng, minbucket, cp, proper,
+                            max_exhaustive)
                 bar.update(1)
-            out_frames.append(_output(data, cols, kind, levels, num_as_cat, padded, Xs, wvars,
-                                      windex, meth, init_rows, k))
+            out_frames.append(_output(data, cols, kind, levels, num_as_cat, padded, Xs, windex,
+                                      meth, init_rows, k))
     finally:
         bar.close()
     expanded = [(wvars[w].name, wvars[w].method, [wvars[q].name for q in wvars[w].preds])
@@ -484,9 +476,9 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
     )
 
 
-def _synthesise(v: _Var, w: int, Xo: np.ndarray, Xs: np.ndarray, wvars: list[_Var],
-                is_cat: np.ndarray, nlev: np.ndarray, rng: np.random.Generator, minbucket: int,
-                cp: float, proper: bool, max_exhaustive: int, values: dict) -> None:
+def _synthesise(v: _Var, w: int, Xo: np.ndarray, Xs: np.ndarray, is_cat: np.ndarray,
+                nlev: np.ndarray, rng: np.random.Generator, minbucket: int, cp: float,
+                proper: bool, max_exhaustive: int) -> None:
     """Synthesise working variable ``w`` into ``Xs`` (in place)."""
     n, k = len(Xo), len(Xs)
     if v.method == "constant":
@@ -517,10 +509,7 @@ def _synthesise(v: _Var, w: int, Xo: np.ndarray, Xs: np.ndarray, wvars: list[_Va
     tgt = np.flatnonzero(target)
     if not len(tgt):
         return
-    if proper:
-        boot = rng.integers(0, len(yo), size=len(yo))
-    else:
-        boot = None
+    boot = rng.integers(0, len(yo), size=len(yo)) if proper else None
     method = v.method
     preds = np.array(v.preds, dtype=np.int64)
     x_fit = Xo[avail][:, preds] if method == "cart" else None
@@ -582,7 +571,7 @@ def _synthesise(v: _Var, w: int, Xo: np.ndarray, Xs: np.ndarray, wvars: list[_Va
     Xs[tgt, w] = draw
 
 
-def _output(data, cols, kind, levels, num_as_cat, padded, Xs, wvars, windex, meth, init_rows, k):
+def _output(data, cols, kind, levels, num_as_cat, padded, Xs, windex, meth, init_rows, k):
     """The synthetic working frame back to the input's columns, dtypes and levels (spec 2.10)."""
     out = {}
     for c in cols:

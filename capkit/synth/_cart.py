@@ -56,10 +56,6 @@ class Tree:
     depth: np.ndarray
     classification: bool
 
-    @property
-    def is_leaf(self) -> np.ndarray:
-        return self.left < 0
-
 
 def _segment_best(score: np.ndarray, seg: np.ndarray, starts: np.ndarray, nseg: int
                   ) -> tuple[np.ndarray, np.ndarray]:

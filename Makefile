@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 ## test: unit, property and conformance tests, then nbval over the stored notebooks
 test: $(STAMP)
 	$(BIN)/ruff check capkit tests benchmarks
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q -n 2 tests
 	$(BIN)/python -m pytest -q --nbval --nbval-current-env -p no:randomly notebooks
 

@@ -7,7 +7,8 @@ The paper (Raab, Nowok & Dibben, Table 1) gives no seed for its Adult synthesis,
 own ``syn()`` on Adult does not finish in R within 10 minutes (oracle README), so the paper's
 synthetic-side numbers can only be compared with a band. For seeds 1..N this script synthesises
 Adult's 14 paper variables once with :func:`capkit.synth.syn` (default CART), computes Table 1
-with :func:`capkit.paper_tables.exclusion_table` (the paper's not.targetslev levels) and writes
+with :func:`capkit.papers.raab_nowok_dibben.adult_table1.exclusion_table` (the paper's
+not.targetslev levels) and writes
 one row per (seed, target, exclusion, side) to a CSV (side "orig" = Dorig, "syn" = DiSCO,
 "flags" = 1 if check_1way flagged the target + 2 if check_2way did, "npairs" = pairs flagged
 by check_2way; the last two without exclusions) that ``notebooks/06_adult.ipynb`` reads.
@@ -24,8 +25,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from capkit import datasets
-from capkit.paper_tables import ADULT_NOT_TARGETLEV, ADULT_TABLE1, exclusion_table
+from capkit.data import datasets
+from capkit.papers.raab_nowok_dibben.adult_table1 import (
+    ADULT_NOT_TARGETLEV,
+    ADULT_TABLE1,
+    exclusion_table,
+)
 from capkit.synth import syn
 
 

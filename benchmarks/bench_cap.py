@@ -14,7 +14,7 @@ import pandas as pd
 from _common import timed
 
 from capkit import cap
-from capkit.tables import crosstab
+from capkit.counts.tables import crosstab
 
 KEYS = {"sex": 2, "age": 80, "region": 16, "size": 6}
 TARGET = ("target", 10)

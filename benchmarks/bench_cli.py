@@ -1,6 +1,7 @@
 """`capkit disclosure` end to end on Adult: 48,842 rows, 4 keys, 10 targets, one synthesis.
 
-Writes the original (Adult, ``capkit.datasets.load_adult``) and one synthetic data set to CSV and
+Writes the original (Adult, ``capkit.data.datasets.load_adult``) and one synthetic data set to CSV
+and
 Parquet files in a temporary folder, then times the whole command as a user runs it (a fresh
 ``capkit`` process: interpreter start, imports, reading both files, type alignment, the
 measures for 10 targets, the report), best of 3. The peer, measured in the same run, is the
@@ -26,7 +27,7 @@ import numpy as np
 import pandas as pd
 from _common import best_of
 
-from capkit import datasets
+from capkit.data import datasets
 
 KEYS = ["age", "sex", "race", "marital.status"]
 TARGETS = ["workclass", "education", "education.num", "occupation", "relationship",

@@ -1,4 +1,4 @@
-"""capkit.compat against SDMetrics 0.32 on the same frames, timed in the same run.
+"""capkit.sdmetrics against SDMetrics 0.32 on the same frames, timed in the same run.
 
 * CategoricalCAP and CategoricalZeroCAP on 50,000 real x 50,000 synthetic rows;
 * CategoricalGeneralizedCAP on 20,000 x 20,000 rows.
@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from capkit import compat
+from capkit import sdmetrics as compat
 
 KEYS = {"age": 12, "sex": 2, "region": 25, "job": 8}
 SENSITIVE = {"party": 5, "health": 3}

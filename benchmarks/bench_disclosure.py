@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from _common import best_of
 
-from capkit import datasets
+from capkit.data import datasets
 from capkit.disclosure import disclosure, disclosure_summary
 
 

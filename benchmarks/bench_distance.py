@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from capkit import distance
-from capkit.datasets import ADULT_PAPER_VARIABLES, load_adult
+from capkit.data.datasets import ADULT_PAPER_VARIABLES, load_adult
 
 
 def make_data(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 from _common import timed
 
-from capkit import cap, paper, sampling
+from capkit import cap
+from capkit.papers.baillargeon_charest import sampling
+from capkit.papers.baillargeon_charest import tables as paper
 
 
 def main(n_tables: int = 2000, total: int = 900, seed: int = 2021) -> None:

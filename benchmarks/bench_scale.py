@@ -16,7 +16,7 @@ depends on the keys plus noise; the synthetic records come from the same
 model with more noise (a stand-in for a synthesiser).
 
 Big case (``--rows``, default 100,000,000): in a fresh child process (so that its peak memory is
-the measure's own), DuckDB counts both Parquet globs (:func:`capkit.tables.crosstab` with
+the measure's own), DuckDB counts both Parquet globs (:func:`capkit.counts.tables.crosstab` with
 ``engine="duckdb"``), then average CAP versions 1 and 2 (Baillargeon & Charest, Definitions 2-3)
 and synthpop's identity/attribute measures (Raab, Nowok & Dibben) are computed from the counts.
 Printed: wall time, peak resident memory of the child (DuckDB runs inside it), and the measures.
@@ -102,7 +102,8 @@ def generate(rows: int, folder: Path, seed: int, unique: bool = False) -> tuple[
 
 def measures(table: object) -> dict[str, float]:
     """Average CAP v1/v2 and synthpop's measures for the target, from one count table."""
-    from capkit import cap, engines
+    from capkit import cap
+    from capkit.counts import engines
     from capkit.disclosure.measures import compute
 
     out = {f"average_cap_v{v}": cap.average_cap(table.original, table.synthetic, version=v)
@@ -121,7 +122,7 @@ def peak_rss_gb() -> float:
 
 def big_child(original: str, synthetic: str) -> None:
     """Run in a fresh process: count with DuckDB, compute the measures, print JSON."""
-    from capkit.tables import crosstab
+    from capkit.counts.tables import crosstab
 
     start = time.perf_counter()
     table = crosstab(original, synthetic, KEYS, TARGET, engine="duckdb")
@@ -181,7 +182,7 @@ def _same(a: object, b: object) -> bool:
 def small_case(rows: int, folder: Path, seed: int, spark: bool) -> None:
     import pandas as pd
 
-    from capkit.tables import crosstab
+    from capkit.counts.tables import crosstab
 
     original, synthetic = generate(rows, folder, seed)
     frame_o, frame_s = pd.read_parquet(Path(original).parent), pd.read_parquet(
@@ -200,7 +201,7 @@ def small_case(rows: int, folder: Path, seed: int, spark: bool) -> None:
                 ("pandas (Parquet, read + count)", t_files_pandas, None),
                 ("duckdb (Parquet)", t_files_duck, files_table)]
     if spark:
-        from capkit.engines.spark import session
+        from capkit.counts.engines.spark import session
 
         session()  # start the JVM outside the timing
         crosstab(frame_o.head(100), frame_s.head(100), KEYS, TARGET, engine="spark")

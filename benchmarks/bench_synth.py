@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from capkit import datasets
+from capkit.data import datasets
 from capkit.synth import syn
 
 KEYS = ["sex", "age", "region", "placesize"]

@@ -3,7 +3,8 @@
 Notation of the paper (Section 2.1): ``o[i, j]`` counts original records with target T_i and
 key K_j, ``s[i, j]`` the same for the synthetic data set S; n = sum(o), m = sum(s),
 m_j = sum_i s[i, j]. Rows are targets, columns are keys. Every function takes dense numpy arrays
-or ``scipy.sparse`` matrices (as produced by :func:`capkit.tables.crosstab` for large tables).
+or ``scipy.sparse`` matrices (as produced by :func:`capkit.counts.tables.crosstab` for large
+tables).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from capkit.counts.tables import Table, crosstab
 from capkit.errors import CapkitError
-from capkit.tables import Table, crosstab
 
 
 def as_count_table(table: object, name: str) -> Table:
@@ -193,7 +194,8 @@ def record_cap(
 ) -> pd.Series:
     """Individual CAP (Definition 1) of every original record, indexed like ``original``.
 
-    Counts come from one :func:`capkit.tables.crosstab` pass; each record takes its cell's CAP.
+    Counts come from one :func:`capkit.counts.tables.crosstab` pass; each record takes its cell's
+    CAP.
     Records dropped with ``dropna=True`` get NaN. ``record_cap(...).mean()`` is the average CAP,
     version 1.
     """
@@ -272,7 +274,8 @@ def average_cap_stack(o: object, s_stack: np.ndarray, version: int = 1) -> np.nd
     o
         (I, J) original counts.
     s_stack
-        (N, I, J) synthetic counts (e.g. from :func:`capkit.sampling.uniform_tables`).
+        (N, I, J) synthetic counts (e.g. from
+        :func:`capkit.papers.baillargeon_charest.sampling.uniform_tables`).
     version
         1 (Definition 2) or 2 (Definition 3).
 

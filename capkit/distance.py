@@ -42,9 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from capkit.disclosure.labels import is_numeric
+from capkit.counts.encode import combine_codes, factorize_pair
+from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
-from capkit.tables import combine_codes, factorize_pair
 
 #: Record pairs whose numeric distance is evaluated at once.
 PAIR_BATCH = 2**21

@@ -20,6 +20,6 @@ def spark():
     if not HAS_JAVA:
         pytest.skip("no Java runtime found (Spark needs one): on Debian "
                     "`apt-get install -y default-jre-headless`, or set JAVA_HOME")
-    from capkit.engines.spark import session
+    from capkit.counts.engines.spark import session
 
     return session()

@@ -8,8 +8,9 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 import pytest
 
-from capkit import claims, plots, reproduce
+from capkit import plots, reproduce
 from capkit.errors import CapkitError
+from capkit.reproduce import claims
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from capkit import io
 from capkit.cli import main
+from capkit.data import io
 from capkit.errors import CapkitError
 
 
@@ -341,7 +341,7 @@ def test_alignment_is_reported_and_gives_the_same_numbers(files: dict[str, Path]
 
 
 def test_alignment_of_category_levels(tmp_path: Path) -> None:
-    from capkit.align import align_frames
+    from capkit.data.align import align_frames
 
     orig = pd.DataFrame({"k": pd.Categorical(["a", "b", "a"]), "t": [1, 2, 3]})
     syn = pd.DataFrame({"k": pd.Categorical(["a", "c", "c"]), "t": [1.0, 2.5, 3.0]})

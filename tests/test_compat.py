@@ -1,4 +1,4 @@
-"""capkit.compat against SDMetrics 0.32 and against a record-by-record reference.
+"""capkit.sdmetrics against SDMetrics 0.32 and against a record-by-record reference.
 
 SDMetrics loops over records in Python, so the frames here stay small (tens to a few hundred
 rows) to keep the file fast.
@@ -12,8 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from capkit import cap, compat, paper, tables
+from capkit import cap
+from capkit import sdmetrics as compat
+from capkit.counts import tables
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import tables as paper
 
 sdm = pytest.importorskip("sdmetrics.single_table")
 

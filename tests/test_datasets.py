@@ -1,4 +1,4 @@
-"""capkit.datasets: search order, download from a local HTTP server, checksum, parsing.
+"""capkit.data.datasets: search order, download from a local HTTP server, checksum, parsing.
 
 The download path is exercised end to end against a tarball the test builds (a small .rda written
 by pyreadr inside ``synthpop/data/``) served by ``http.server`` on 127.0.0.1 at a random port.
@@ -19,7 +19,7 @@ import pandas as pd
 import pyreadr
 import pytest
 
-from capkit import datasets
+from capkit.data import datasets
 from capkit.errors import CapkitError
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

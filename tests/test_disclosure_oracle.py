@@ -382,7 +382,7 @@ def test_default_summary_applies_exclusions() -> None:
 
 def test_numeric_grouping_levels_match_group_num() -> None:
     """The oracle records synthpop's group_num levels and assignments: check them directly."""
-    from capkit.disclosure.labels import group_num
+    from capkit.data.labels import group_num
 
     block = _results("edge_cases")["subcases"]["numeric_key_grouped"]
     original = _frame("edge_cases", block["datasets"]["orig"]["file"])

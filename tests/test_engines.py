@@ -1,4 +1,4 @@
-"""capkit.engines: pandas, DuckDB and Spark give the same counts and the same measures.
+"""capkit.counts.engines: pandas, DuckDB and Spark give the same counts and the same measures.
 
 Checked against a slow record-by-record count (a Python dict over the records, inside this
 file) and against each other; measures (average CAP v1/v2, synthpop's disclosure measures) must
@@ -19,10 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
-from capkit import cap, engines
+from capkit import cap
+from capkit.counts import cells as cells_mod
+from capkit.counts import engines
+from capkit.counts.tables import crosstab
 from capkit.disclosure.measures import compute
 from capkit.errors import CapkitError
-from capkit.tables import crosstab
 
 KEYS = ["age", "sex", "region", "flag"]
 TARGET = "income"
@@ -99,7 +101,7 @@ def assert_same_table(a, b) -> None:
 def measures(table) -> dict[str, float]:
     out = {f"cap_v{v}": cap.average_cap(table.original, table.synthetic, version=v)
            for v in (1, 2)}
-    result = compute(engines.disclosure_cells(table))
+    result = compute(cells_mod.cells_of_table(table))
     out.update(result.ident)
     out.update(result.attrib)
     out.update(result.allcaps)
@@ -193,10 +195,10 @@ def test_union_cells_sparse_paths_agree_with_dense():
     o = rng.integers(0, 3, (4, 30)) * (rng.random((4, 30)) < 0.4)
     s = rng.integers(0, 3, (4, 30)) * (rng.random((4, 30)) < 0.4)
     o[0, 0], s[1, 1] = 2**40, 2**30  # too large to pack both counts in one int64
-    expected = engines._union_cells(o, s, 30)
+    expected = cells_mod._union_cells(o, s, 30)
     for a, b in ((o, s), (o // 2**20, s)):  # general path, then the packed path
-        cells, d, s_ = engines._union_cells(sparse.csr_array(a), sparse.csr_array(b), 30)
-        want = engines._union_cells(a, b, 30)
+        cells, d, s_ = cells_mod._union_cells(sparse.csr_array(a), sparse.csr_array(b), 30)
+        want = cells_mod._union_cells(a, b, 30)
         np.testing.assert_array_equal(cells, want[0])
         np.testing.assert_array_equal(d, want[1])
         np.testing.assert_array_equal(s_, want[2])
@@ -205,9 +207,9 @@ def test_union_cells_sparse_paths_agree_with_dense():
 
 def test_every_record_unique_stays_sparse(monkeypatch):
     """The identity-measure worst case: J = n distinct keys; the table must not be densified."""
-    import capkit.tables
+    import capkit.counts.table
 
-    monkeypatch.setattr(capkit.tables, "DENSE_CELL_LIMIT", 1000)
+    monkeypatch.setattr(capkit.counts.table, "DENSE_CELL_LIMIT", 1000)
     n = 5000
     rng = np.random.default_rng(5)
     original = pd.DataFrame({"id": np.arange(n), "t": rng.integers(0, 3, n)})

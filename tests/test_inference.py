@@ -1,4 +1,4 @@
-"""capkit.inference against a record-by-record k-NN reference and the paper's smoking example."""
+"""capkit.attacks.inference against a record-by-record k-NN reference and the smoking example."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ import pytest
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
-from capkit import cap, inference, paper, tables
+from capkit import cap
+from capkit.attacks import inference
+from capkit.counts import tables
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import tables as paper
 
 
 def continuous_frame(rng: np.random.Generator, n: int) -> pd.DataFrame:

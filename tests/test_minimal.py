@@ -2,7 +2,7 @@
 
 The reference here works record by record with exact fractions (no capkit code), and the brute
 force enumerates synthetic tables with a plain recursive generator, independently of
-capkit.sampling.
+capkit.papers.baillargeon_charest.sampling.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capkit import cap, minimal, paper
+from capkit import cap
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import minimal
+from capkit.papers.baillargeon_charest import tables as paper
 
 # --- slow references --------------------------------------------------------------------------
 

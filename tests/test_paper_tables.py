@@ -1,4 +1,4 @@
-"""Table 1 of the synthpop paper (Adult, exclusions): capkit.paper_tables.
+"""Table 1 of the synthpop paper (Adult, exclusions): capkit.papers.raab_nowok_dibben.adult_table1.
 
 * a slow record-by-record reference of Dorig and DiSCO under the five exclusion settings
   (spec synthpop-disclosure.md 4.2-4.4) against :func:`exclusion_table` on small random data;
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from capkit.errors import CapkitError
-from capkit.paper_tables import (
+from capkit.papers.raab_nowok_dibben.adult_table1 import (
     ADULT_KEYS,
     ADULT_NOT_TARGETLEV,
     ADULT_TABLE1,
@@ -164,7 +164,7 @@ DATA = Path(os.environ.get("CAPKIT_DATA", Path(__file__).parents[2] / "shared" /
 
 @pytest.mark.skipif(not (DATA / "AdultUCI.rda").is_file(), reason="Adult data not available")
 def test_adult_original_side_matches_paper() -> None:
-    from capkit import datasets
+    from capkit.data import datasets
 
     adult = datasets.load_adult(DATA, progress=False)[list(datasets.ADULT_PAPER_VARIABLES)]
     # the original as its own "synthesis": Dorig does not depend on the synthetic data

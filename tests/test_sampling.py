@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from capkit import sampling
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import sampling
 
 
 def brute_force_tables(shape: tuple[int, int], total: int) -> set[tuple[int, ...]]:

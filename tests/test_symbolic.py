@@ -1,4 +1,4 @@
-"""Symbolic checks of Theorem 1, Lemma 1 and Theorems 2-3 (capkit.symbolic)."""
+"""Symbolic checks of Theorem 1, Lemma 1 and Theorems 2-3 (Baillargeon & Charest)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capkit import cap, symbolic
+from capkit import cap
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import symbolic
 
 
 @given(

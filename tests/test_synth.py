@@ -186,7 +186,7 @@ def test_route_unseen_category_goes_to_larger_child_and_ties_stop():
 def sd():
     if not HAVE_SD:
         pytest.skip("SD2011 not available (set CAPKIT_DATA)")
-    from capkit.datasets import load_sd2011
+    from capkit.data.datasets import load_sd2011
 
     return load_sd2011(DATA, progress=False)[VARS]
 

@@ -1,4 +1,4 @@
-"""capkit.tables.crosstab: alignment, NA as a level, several targets, sparse, bad input."""
+"""capkit.counts.tables.crosstab: alignment, NA as a level, several targets, sparse, bad input."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
-from capkit.tables import crosstab
 
 
 def test_union_of_levels_and_labels():

@@ -6,15 +6,19 @@ follow the specification ``synthpop-disclosure.md``; conformance against real sy
 tested to 1e-9.
 
 Modules: :mod:`.core` (``disclosure``), :mod:`.summary` (``disclosure_summary``),
-:mod:`.counts` (the count step: aligned cells), :mod:`.measures` (formulas on cells),
-:mod:`.checks` (check_1way / check_2way), :mod:`.labels` (R factor labels, grouping),
-:mod:`.compare` (``synorig.compare``), :mod:`.printing` (synthpop's printed form).
+:mod:`.result` (what they return), :mod:`.per_synthesis` (measures and checks of each
+synthesis), :mod:`.measures` (formulas on cells), :mod:`.checks` (check_1way / check_2way),
+:mod:`.options` (argument checks), :mod:`.engine_path` (counting by DuckDB / Spark),
+:mod:`.printing` (synthpop's printed form). The count step (aligned cells) is
+:mod:`capkit.counts.cells`; R labels and ``synorig.compare`` are :mod:`capkit.data.labels` and
+:mod:`capkit.data.synorig`. Names only.
 """
 
-from capkit.disclosure.core import DisclosureResult, disclosure
-from capkit.disclosure.counts import CellTable, build_cells, count_cells
+from capkit.counts.cells import CellTable, build_cells, count_cells
+from capkit.disclosure.core import disclosure
 from capkit.disclosure.measures import Exclusions, compute
-from capkit.disclosure.summary import DisclosureSummary, disclosure_summary
+from capkit.disclosure.result import DisclosureResult, DisclosureSummary
+from capkit.disclosure.summary import disclosure_summary
 
 __all__ = [
     "CellTable",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from capkit.disclosure.counts import CellTable
-from capkit.disclosure.labels import Coded, SortKey, collation_order
+from capkit.counts.cells import CellTable
+from capkit.data.labels import Coded, SortKey, collation_order
 
 CHECK1_COLUMNS = ["Level", "All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis"]
 CHECK2_COLUMNS = ["target_key_levs", "npairs", "key", "key_target_total", "key_total",

@@ -15,17 +15,13 @@ the ones where synthpop is plainly wrong (see ``docs/synthpop-differences.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from capkit.disclosure import options as opt
-from capkit.disclosure.checks import KeyMargins, check_1way, check_2way
-from capkit.disclosure.compare import synorig_compare
-from capkit.disclosure.counts import CellTable, build_cells
-from capkit.disclosure.labels import (
+from capkit.counts.cells import build_cells
+from capkit.data.labels import (
     MISSING,
     Coded,
     SortKey,
@@ -35,63 +31,14 @@ from capkit.disclosure.labels import (
     to_coded,
     to_missing_level,
 )
-from capkit.disclosure.measures import ALLCAPS, ATTRIB, IDENT, Exclusions, compute
+from capkit.data.synorig import synorig_compare
+from capkit.disclosure import engine_path
+from capkit.disclosure import options as opt
+from capkit.disclosure.checks import KeyMargins
+from capkit.disclosure.measures import Exclusions
+from capkit.disclosure.per_synthesis import measure_syntheses
+from capkit.disclosure.result import DisclosureResult
 from capkit.errors import CapkitError
-
-
-@dataclass
-class DisclosureResult:
-    """What synthpop's ``disclosure()`` returns, with capkit's names.
-
-    Attributes
-    ----------
-    ident, attrib, allcaps
-        One row per synthesis (index 1..m), unrounded, percentages on a 0-100 scale:
-        ``ident`` UiO, UiS, UiOiS, repU; ``attrib`` Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO,
-        max_denom, mean_denom; ``allcaps`` baseCAPd, CAPd, CAPs, DCAP, TCAP.
-    check_1way, check_2way
-        One entry per synthesis: the flagged table, or ``None``.
-    check1, check2
-        synthpop's messages, from the last synthesis that was flagged ("" if none).
-    nexclusions
-        One 8 x 6 table per synthesis: records removed from each cell table by each exclusion.
-    keys, target, n_orig, m
-        Keys in data order, the target, the number of original records and of syntheses.
-    """
-
-    ident: pd.DataFrame
-    attrib: pd.DataFrame
-    allcaps: pd.DataFrame
-    check_1way: list[pd.DataFrame | None]
-    check_2way: list[pd.DataFrame | None]
-    check1: str
-    check2: str
-    nexclusions: list[pd.DataFrame]
-    keys: list[str]
-    target: str
-    n_orig: int
-    m: int
-    digits: int = 2
-    messages: list[str] = field(default_factory=list)
-    cells: list[CellTable] = field(default_factory=list, repr=False)
-
-    @property
-    def any_excluded(self) -> bool:
-        """Whether some exclusion removed records from some table."""
-        return any(int(t.iloc[:, :5].to_numpy().sum()) > 0 for t in self.nexclusions)
-
-    def to_string(self, to_print: str | Sequence[str] = "short") -> str:
-        """synthpop's printed form (``print.disclosure``, spec 8), rounded to ``digits``."""
-        from capkit.disclosure.printing import format_disclosure
-
-        return format_disclosure(self, to_print)
-
-    def __str__(self) -> str:
-        return self.to_string("short")
-
-    def print(self, to_print: str | Sequence[str] = "short") -> None:
-        """Print like synthpop's ``print(x, to.print = ...)``."""
-        print(self.to_string(to_print))
 
 
 def _permute_flags(flags: list[bool], user_keys: list[str], data_keys: list[str],
@@ -265,7 +212,7 @@ def disclosure(
         Sort key for label ordering; ``None`` = code-point order (what the oracle's R used).
     engine
         Who counts the target x key tables: ``None`` (default: pandas for DataFrames, else
-        chosen by :func:`capkit.engines.choose_engine`), ``"pandas"`` (files are read into
+        chosen by :func:`capkit.counts.engines.choose_engine`), ``"pandas"`` (files are read into
         memory, then the pandas path), ``"duckdb"`` or ``"spark"`` (only the counts come back;
         see :mod:`capkit.disclosure.engine_path`). The big engines give the same ident, attrib
         and allcaps as pandas; options that need per-record data (``ngroups_target``,
@@ -280,8 +227,6 @@ def disclosure(
     CapkitError
         For every error condition of synthpop's argument checks (spec 2), naming the argument.
     """
-    from capkit.disclosure import engine_path
-
     if engine_path.uses_engine(synthetic, original, engine):
         passed = {
             "denom_lim": denom_lim, "exclude_ov_denom_lim": exclude_ov_denom_lim,
@@ -386,69 +331,3 @@ def disclosure(
     return measure_syntheses(per_synthesis, exclusions, keys=data_keys, target=target_name,
                              thresh_1way=t1, thresh_2way=t2, parse_labels=compat,
                              sort_key=sort_key, digits=digits, messages=messages)
-
-
-def measure_syntheses(
-    per_synthesis: Iterable[tuple[CellTable, KeyMargins]],
-    exclusions: Exclusions | Callable[[CellTable, KeyMargins], Exclusions],
-    *,
-    keys: list[str],
-    target: str,
-    thresh_1way: tuple[float, float],
-    thresh_2way: tuple[float, float],
-    parse_labels: bool,
-    sort_key: SortKey | None,
-    digits: int,
-    messages: list[str],
-) -> DisclosureResult:
-    """Measures and checks of each synthesis' aligned cells, gathered into one result.
-
-    Shared by the pandas path (:func:`disclosure`) and the counting engines
-    (:mod:`capkit.disclosure.engine_path`): spec sections 4-6 per synthesis.
-
-    Parameters
-    ----------
-    per_synthesis
-        For each synthesis, its aligned cells and the original's key margins (for check_2way).
-    exclusions
-        The exclusions, or a function building them from the first synthesis' cells and
-        margins (the engine path learns the original's labels from the counts).
-    keys, target, digits, messages
-        Stored in the result as given (``n_orig`` and ``m`` come from the cells).
-    thresh_1way, thresh_2way, parse_labels, sort_key
-        Passed to :func:`check_1way` / :func:`check_2way`.
-    """
-    rows: dict[str, list[dict[str, float]]] = {"ident": [], "attrib": [], "allcaps": []}
-    c1: list[pd.DataFrame | None] = []
-    c2: list[pd.DataFrame | None] = []
-    nexcl, all_cells = [], []
-    check1 = check2 = ""
-    for cells, margins in per_synthesis:
-        if callable(exclusions):
-            exclusions = exclusions(cells, margins)
-        result = compute(cells, exclusions)
-        rows["ident"].append(result.ident)
-        rows["attrib"].append(result.attrib)
-        rows["allcaps"].append(result.allcaps)
-        nexcl.append(result.nexclusions)
-        one = check_1way(cells, result.tables, thresh_1way)
-        two = check_2way(cells, result.tables, keys, margins, thresh_2way,
-                         parse_labels=parse_labels, sort_key=sort_key)
-        if one is not None:
-            check1 = f"Check  {target}  level  {one['Level'].iloc[0]}"
-        if two is not None:
-            check2 = f"{len(two)} pairs need checks"
-        c1.append(one)
-        c2.append(two)
-        all_cells.append(cells)
-    index = pd.RangeIndex(1, len(all_cells) + 1)
-
-    def frame(name: str, columns: Sequence[str]) -> pd.DataFrame:
-        return pd.DataFrame(rows[name], columns=list(columns), index=index)
-
-    return DisclosureResult(
-        ident=frame("ident", IDENT), attrib=frame("attrib", ATTRIB),
-        allcaps=frame("allcaps", ALLCAPS), check_1way=c1, check_2way=c2, check1=check1,
-        check2=check2, nexclusions=nexcl, keys=list(keys), target=target,
-        n_orig=all_cells[0].n_orig, m=len(all_cells), digits=digits, messages=messages,
-        cells=all_cells)

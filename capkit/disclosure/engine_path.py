@@ -6,13 +6,13 @@ s[t, q] (the original and synthetic record counts by target level t and key comb
 So data larger than memory (DuckDB on Parquet/CSV files) or on a cluster (Spark) is measured
 by counting those tables in the engine, and computing everything else from the small table:
 
-1. :func:`capkit.tables.crosstab` (``engine="duckdb"`` / ``"spark"``) counts original and
+1. :func:`capkit.counts.tables.crosstab` (``engine="duckdb"`` / ``"spark"``) counts original and
    synthetic records by (keys, target); only one row per distinct cell comes back;
 2. the level values are given synthpop's labels (R's text of numbers, ``TRUE``/``FALSE``,
-   ``"Missing"`` for a missing value; :mod:`capkit.disclosure.labels`), and the target rows
+   ``"Missing"`` for a missing value; :mod:`capkit.data.labels`), and the target rows
    are put in the order of the pandas path (spec 3.6, 3.8: collation order when a side has
    missing values or levels of the other side, else the variable's own order);
-3. :func:`capkit.engines.disclosure_cells` turns the table into the cells of
+3. :func:`capkit.counts.engines.disclosure_cells` turns the table into the cells of
    :func:`capkit.disclosure.measures.compute`; the exclusions, the measures and the 1-way /
    2-way checks are the same functions as on the pandas path, and the 2-way check's key totals
    (spec 6 step 7) are margins of the original counts.
@@ -36,20 +36,23 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from capkit import engines
-from capkit.disclosure import options as opt
-from capkit.disclosure.checks import KeyMargins
-from capkit.disclosure.counts import CellTable, align_labels
-from capkit.disclosure.labels import (
+from capkit.counts import engines
+from capkit.counts.cells import CellTable, align_labels, cells_of_table
+from capkit.counts.table import KeyTargetTable
+from capkit.counts.tables import crosstab
+from capkit.data.labels import (
     MISSING,
     SortKey,
     collate_sorted,
     collation_order,
     r_format,
 )
+from capkit.disclosure import options as opt
+from capkit.disclosure.checks import KeyMargins
 from capkit.disclosure.measures import Exclusions
+from capkit.disclosure.per_synthesis import measure_syntheses
+from capkit.disclosure.result import DisclosureResult
 from capkit.errors import CapkitError
-from capkit.tables import KeyTargetTable, crosstab
 
 #: The values ``engine`` may take (``None``: chosen from the inputs).
 ENGINE_CHOICES = (None, *engines.ENGINES)
@@ -133,7 +136,7 @@ def columns_of(source: object, role: str) -> list[str]:
         raise CapkitError(
             f"{role} must be a pandas DataFrame, a Parquet/CSV path or glob, a DuckDB relation "
             f"or a PySpark DataFrame; got {type(source).__name__}")
-    from capkit.engines import duckdb as duck
+    from capkit.counts.engines import duckdb as duck
 
     con = duck.connect()
     try:
@@ -199,9 +202,9 @@ def reject_unsupported(*, cont_na: object = None, ngroups: Sequence[tuple[str, o
 def level_text(values: pd.Index) -> np.ndarray:
     """synthpop's label of each value (``None`` for a missing value), as object array.
 
-    Numbers as R prints them (:func:`capkit.disclosure.labels.r_format`: integers as digits,
+    Numbers as R prints them (:func:`capkit.data.labels.r_format`: integers as digits,
     doubles with at most 15 significant digits), booleans ``TRUE``/``FALSE``, anything else as
-    text -- the labels of :func:`capkit.disclosure.labels.to_coded` (spec 3.5).
+    text -- the labels of :func:`capkit.data.labels.to_coded` (spec 3.5).
     """
     index = pd.Index(values)
     if isinstance(index.dtype, pd.CategoricalDtype):
@@ -368,7 +371,7 @@ def engine_cells(original: object, synthetic: object, keys: list[str], target: s
     target_kind = _kind(table.targets, original, target)
     key_kind = _kind(table.keys.levels[0], original, keys[0]) if len(keys) == 1 else None
     named, key_texts = labelled(table, target)
-    cells = engines.disclosure_cells(named)
+    cells = cells_of_table(named)
     margins = key_margins(cells, named, key_texts)  # on the table's own column numbers
     return order_cells(cells, target_kind, key_kind, sort_key), margins
 
@@ -396,15 +399,13 @@ def engine_disclosure(
     thresh_2way: Sequence[float],
     digits: int,
     collation: Callable[[str], object] | None,
-):  # noqa: ANN201 - DisclosureResult (imported late: core imports this module)
+) -> DisclosureResult:
     """:func:`capkit.disclosure.disclosure` with the counting done by DuckDB or Spark.
 
     Arguments as in ``disclosure``; the options of :func:`reject_unsupported` must have been
-    checked. Returns a :class:`~capkit.disclosure.core.DisclosureResult` whose ident, attrib
+    checked. Returns a :class:`~capkit.disclosure.result.DisclosureResult` whose ident, attrib
     and allcaps equal those of the pandas path on the same data.
     """
-    from capkit.disclosure.core import measure_syntheses
-
     sources = synthetic_sources(synthetic)
     engine = resolve_engine(sources, original, engine)
     orig_cols = columns_of(original, "original")

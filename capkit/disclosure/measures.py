@@ -9,7 +9,7 @@ over Ns, iS tests the synthetic column total, baseCAPd is 100 * sum_t (d_t. / Nd
 exclusions, and max_denom / mean_denom are the original counts of the DiSCO cells, mean_denom
 averaging over cells.
 
-Everything here works on the non-zero cells of a :class:`~capkit.disclosure.counts.CellTable`;
+Everything here works on the non-zero cells of a :class:`~capkit.counts.cells.CellTable`;
 there is no loop over records, cells or key combinations.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from capkit.disclosure.counts import CellTable
+from capkit.counts.cells import CellTable
 from capkit.errors import CapkitError
 
 #: The eight cell tables, in synthpop's order (rows of Nexclusions).
@@ -151,7 +151,7 @@ def compute(cells: CellTable, options: Exclusions | None = None) -> SynthesisMea
     Parameters
     ----------
     cells
-        Aligned cells (from :func:`capkit.disclosure.counts.build_cells` or any engine that
+        Aligned cells (from :func:`capkit.counts.cells.build_cells` or any engine that
         produces the same counts).
     options
         Exclusions; default none.

@@ -14,8 +14,7 @@ import pandas as pd
 from capkit.errors import CapkitError
 
 if TYPE_CHECKING:
-    from capkit.disclosure.core import DisclosureResult
-    from capkit.disclosure.summary import DisclosureSummary
+    from capkit.disclosure.result import DisclosureResult, DisclosureSummary
 
 PRINT_CHOICES = ("short", "ident", "attrib", "allcaps", "check_1way", "check_2way", "all",
                  "exclusions")

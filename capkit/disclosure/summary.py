@@ -10,63 +10,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from capkit.data.synorig import synorig_compare
+from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
-from capkit.disclosure.compare import synorig_compare
-from capkit.disclosure.core import DisclosureResult, disclosure
+from capkit.disclosure.core import disclosure
+from capkit.disclosure.result import DisclosureResult, DisclosureSummary
 from capkit.errors import CapkitError
 
 IDENT_MEASURES = ("repU", "UiSiO", "baseCAPd")
 ATTRIB_MEASURES = ("DiSCO", "DiSDiO", "DCAP")
 TABLE_COLUMNS = ["attrib.orig", "attrib.syn", "check1", "Npairs", "check2"]
-
-
-@dataclass
-class DisclosureSummary:
-    """What synthpop's ``multi.disclosure()`` returns, with capkit's names.
-
-    Attributes
-    ----------
-    attrib_table
-        One row per target, sorted by ``attrib.syn`` (ascending, stable, NaN last), with
-        synthpop's row names ("1 income", "5 workab 1&2way checks", ...).
-    ident_orig, ident_syn
-        Identity measures per target, in ``targets`` order.
-    per_target
-        The full :class:`DisclosureResult` of each target.
-    """
-
-    attrib_table: pd.DataFrame
-    ident_orig: pd.Series
-    ident_syn: pd.Series
-    keys: list[str]
-    targets: list[str]
-    n_orig: int
-    m: int
-    ident_meas: str
-    attrib_meas: str
-    per_target: dict[str, DisclosureResult] = field(repr=False)
-    digits: int = 2
-
-    def to_string(self) -> str:
-        """synthpop's printed form (``print.multi.disclosure``, spec 9.4)."""
-        from capkit.disclosure.printing import format_summary
-
-        return format_summary(self)
-
-    def __str__(self) -> str:
-        return self.to_string()
-
-    def plot(self):  # noqa: ANN201 - matplotlib Figure
-        """The comparison plot of synthpop (spec 9.5), via :mod:`capkit.plots.disclosure`."""
-        from capkit.plots.disclosure import plot_summary
-
-        return plot_summary(self.attrib_table, attrib_meas=self.attrib_meas)
 
 
 def _per_target(value: object, n: int, argument: str) -> list[object]:
@@ -205,8 +163,6 @@ def disclosure_summary(
         raise CapkitError(f"ident_meas must be one of {IDENT_MEASURES}, got {ident_meas!r}")
     if attrib_meas not in ATTRIB_MEASURES:
         raise CapkitError(f"attrib_meas must be one of {ATTRIB_MEASURES}, got {attrib_meas!r}")
-    from capkit.disclosure import engine_path
-
     if engine_path.uses_engine(synthetic, original, engine):
         if engine == "pandas":  # read into memory, then the pandas path
             synthetic, original = engine_path.read_for_pandas(synthetic, original, None)
@@ -338,8 +294,6 @@ def _engine_summary(synthetic: object, original: object, keys: str | Sequence[st
 
     Same arguments and result as the pandas path (without synthpop_compat's quirks).
     """
-    from capkit.disclosure import engine_path
-
     engine_path.reject_unsupported(
         cont_na=cont_na, ngroups=[("ngroups_targets", ngroups_targets),
                                   ("ngroups_keys", ngroups_keys)],

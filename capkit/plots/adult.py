@@ -16,11 +16,11 @@ def table1_comparison(paper: pd.DataFrame, reproduced: pd.DataFrame, band_low: p
     ----------
     paper, reproduced
         Rows = targets, columns = (exclusion, side) with side "orig" / "syn" (percent):
-        ``capkit.paper_tables.ADULT_TABLE1`` and ``ExclusionTable.values``.
+        ``capkit.papers.raab_nowok_dibben.adult_table1.ADULT_TABLE1`` and ``ExclusionTable.values``.
     band_low, band_high
         Rows = targets, columns = exclusions: the range of capkit's DiSCO over seeds.
     headings
-        Exclusion -> panel title (``capkit.paper_tables.EXCLUSIONS``).
+        Exclusion -> panel title (``capkit.papers.raab_nowok_dibben.adult_table1.EXCLUSIONS``).
     """
     targets = list(paper.index)
     y = np.arange(len(targets))

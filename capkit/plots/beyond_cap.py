@@ -41,7 +41,7 @@ def dcr_histograms(
 def record_cap_scatter(caps: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Individual CAP of each original record under O (x) against under S (y), with y = x.
 
-    ``caps`` is :func:`capkit.inference.record_cap_comparison`'s frame. Records sharing a
+    ``caps`` is :func:`capkit.attacks.inference.record_cap_comparison`'s frame. Records sharing a
     (CAP under O, CAP under S) point are drawn once, with a marker area growing with their
     count.
     """
@@ -66,7 +66,8 @@ def record_cap_scatter(caps: pd.DataFrame, *, title: str | None = None) -> Figur
 def prediction_error_scatter(records: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Record-level relative absolute errors: model trained on original (x) vs synthetic (y).
 
-    ``records`` is :attr:`capkit.inference.AttributeRisk.records` of a numeric target. Points
+    ``records`` is :attr:`capkit.attacks.inference.AttributeRisk.records` of a numeric target.
+    Points
     above the diagonal are predicted less accurately from the synthetic data.
     """
     data = records[["error (original)", "error (synthetic)"]].dropna()

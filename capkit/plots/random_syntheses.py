@@ -1,6 +1,7 @@
 """Figures 1 and 2 of Baillargeon & Charest (2020, Section 4) and the extra scatter.
 
-Each function takes results from :mod:`capkit.random_syntheses` and returns a matplotlib
+Each function takes results from :mod:`capkit.papers.baillargeon_charest.random_syntheses` and
+returns a matplotlib
 ``Figure``; the notebook saves it with :func:`capkit.plots.save`: :func:`individual_cap_boxplots`
 (Figure 1), :func:`average_cap_distributions` (Figure 2), :func:`predictions_scatter`.
 """
@@ -14,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from capkit.errors import CapkitError
-from capkit.random_syntheses import BoxPanel
+from capkit.papers.baillargeon_charest.random_syntheses import BoxPanel
 
 #: Colours of the paper's figures: red dots (average CAP), blue line (CAP_O(O)).
 AVERAGE_COLOUR = "red"

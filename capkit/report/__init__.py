@@ -1,126 +1,17 @@
-"""Reports of the ``capkit`` commands in four formats: text, markdown, json and html.
-
-A command builds one :class:`Report` (sections of prose, bullet points and tables, an optional
-figure, and the exact command and package versions that produced it); :func:`render` turns it
-into the requested format. The renderers only lay out what they are given: they compute nothing.
+"""Reports of the ``capkit`` commands in four formats: text, markdown, json and html. Names only.
 
 * ``text``: for the terminal, tables rounded to each table's ``digits``.
 * ``markdown``: pipe tables, for a README or an issue.
 * ``json``: every number unrounded (NaN as ``null``), for programs.
 * ``html``: one self-contained page (inline CSS, the figure embedded as base64 SVG), for a
   reviewer: open it in any browser, no network needed.
+
+:mod:`~capkit.report.model` holds the report's structure, :mod:`~capkit.report.render` the
+entry point, one module per format lays it out, and one module per command
+(:mod:`~capkit.report.cap`, :mod:`~capkit.report.disclosure`) builds it from results.
 """
 
-from __future__ import annotations
-
-from dataclasses import dataclass, field
-
-import pandas as pd
-
-from capkit.errors import CapkitError
-
-FORMATS = ("text", "markdown", "json", "html")
-
-
-@dataclass
-class Table:
-    """A table of a report.
-
-    Attributes
-    ----------
-    title
-        Caption.
-    frame
-        The numbers, unrounded; the index is shown as the first column when ``index``.
-    digits
-        Decimals shown by the text, markdown and html renderers (json keeps all).
-    note
-        A sentence printed under the table.
-    index
-        Whether to show the index.
-    """
-
-    title: str
-    frame: pd.DataFrame
-    digits: int = 2
-    note: str = ""
-    index: bool = True
-
-
-@dataclass
-class Section:
-    """A titled part of a report: paragraphs, then bullet items, then tables."""
-
-    title: str
-    paragraphs: list[str] = field(default_factory=list)
-    items: list[str] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    css_class: str = ""
-
-
-@dataclass
-class Report:
-    """Everything a report shows.
-
-    Attributes
-    ----------
-    title
-        Page title.
-    command
-        The exact command line that produced the report (rerun it to get the same numbers).
-    versions
-        Package name -> version (capkit, python, numpy, pandas, ...).
-    inputs
-        One line per input file (name, rows, columns read).
-    sections
-        The body.
-    figure_svg
-        The summary plot as SVG bytes, or None.
-    figure_caption
-        Its caption.
-    """
-
-    title: str
-    command: str
-    versions: dict[str, str]
-    inputs: list[str] = field(default_factory=list)
-    sections: list[Section] = field(default_factory=list)
-    figure_svg: bytes | None = None
-    figure_caption: str = ""
-
-
-def render(report: Report, fmt: str) -> str:
-    """The report as ``text``, ``markdown``, ``json`` or ``html`` (a str ending in a newline)."""
-    if fmt == "text":
-        from capkit.report.text import render_text
-
-        return render_text(report)
-    if fmt == "markdown":
-        from capkit.report.markdown import render_markdown
-
-        return render_markdown(report)
-    if fmt == "json":
-        from capkit.report.jsonfmt import render_json
-
-        return render_json(report)
-    if fmt == "html":
-        from capkit.report.html import render_html
-
-        return render_html(report)
-    raise CapkitError(f"format must be one of {FORMATS}, got {fmt!r}")
-
-
-def formatted(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
-    """Cells as text: floats rounded to ``digits`` (NaN shown as ``NA``), others as str."""
-    out = {}
-    for column in frame.columns:
-        values = frame[column]
-        if pd.api.types.is_float_dtype(values.dtype):
-            out[column] = [("NA" if pd.isna(v) else f"{v:.{digits}f}") for v in values]
-        else:
-            out[column] = ["NA" if (v is None or (isinstance(v, float) and pd.isna(v)))
-                           else str(v) for v in values]
-    return pd.DataFrame(out, index=[str(i) for i in frame.index], columns=frame.columns)
-
+from capkit.report.model import FORMATS, Report, Section, Table, formatted
+from capkit.report.render import render
 
 __all__ = ["FORMATS", "Report", "Section", "Table", "formatted", "render"]

@@ -8,7 +8,7 @@ share of original records whose key does not occur in the synthetic data.
 
 from __future__ import annotations
 
-from capkit.report import Report, Section, Table
+from capkit.report.model import Report, Section, Table
 
 _COLUMNS = ["records", "baseline", "CAP v1", "CAP v2", "correct predictions",
             "key not in synthetic"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capkit.report import Report, Section, Table
+from capkit.report.model import Report, Section, Table
 
 _EXPLAIN_ATTRIB = (
     "attrib.orig (Dorig) is the percentage of original records whose key combination has a "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from capkit.report import Report, Table, formatted
+from capkit.report.model import Report, Table, formatted
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;

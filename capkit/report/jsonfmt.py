@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from capkit.report import Report, Table
+from capkit.report.model import Report, Table
 
 
 def _value(v: object) -> object:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capkit.report import Report, Table, formatted
+from capkit.report.model import Report, Table, formatted
 
 
 def _cell(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from capkit.report import Report, Table, formatted
+from capkit.report.model import Report, Table, formatted
 
 
 def table_text(table: Table) -> str:

@@ -14,12 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from capkit.engines import (
+from capkit.counts.encode import kind_of_series
+from capkit.counts.engines.common import (
     COUNT_COLUMN,
     CSV_NA_VALUES,
     expand_paths,
     is_duckdb_relation,
-    kind_of_series,
     kind_of_type,
     reject_duplicated_columns,
     require,

@@ -19,8 +19,9 @@ import numpy as np
 import sympy
 from scipy import stats
 
-from capkit import cap, symbolic
+from capkit import cap
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import symbolic
 
 
 def table_labels(n: int) -> tuple[str, ...]:
@@ -181,7 +182,8 @@ def symbolic_average_cap(o: object, version: int = 1,
 
     The synthetic counts are positive symbols ``s_ij`` in the columns (keys) marked
     ``present`` and 0 in the others; the result is Definition 2 (version 1) or Definition 3
-    (version 2), built by :func:`capkit.symbolic.average_cap_expr` and simplified. For
+    (version 2), built by :func:`capkit.papers.baillargeon_charest.symbolic.average_cap_expr` and
+    simplified. For
     Baillargeon & Charest's O1 (100 records per cell) it is exactly 1/3 whenever all keys are
     present (version 1), and 1/3 for any non-empty set of present keys (version 2): the
     average CAP cannot tell those tables apart.

@@ -1,75 +1,24 @@
-"""Aligned target x key count tables from two data frames: the narrow waist of capkit.
+"""Coding of columns for counting: one integer code per record and column, over the union of the
+original's and the synthetic data's levels (the first step of every count table).
 
-Every CAP-family and synthpop attribute measure is a function of two aligned count tables,
-``o[i, j]`` (original records with target level i and key combination j) and ``s[i, j]`` (the
-same for the synthetic data); Baillargeon & Charest write them o_ij / s_ij, Raab, Nowok & Dibben
-d_tq / s_tq. Rows are target levels, columns are key combinations, everywhere in capkit.
-
-:func:`crosstab` builds them once, vectorised: each column is factorised over the union of both
-frames' levels (``pandas.factorize`` or the declared categories), the key columns are combined
-into one code per record, and the cells are counted with ``numpy.bincount``. There is no Python
-loop over records or key combinations. When the dense I x J table would be too large the counts
-are returned as a ``scipy.sparse.csr_array``; every function of :mod:`capkit.cap` accepts either.
+Each column is factorised over the union of both frames' levels (``pandas.factorize`` or the
+declared categories), and several key columns are combined into one code per record (the key
+combinations K_1..K_J of Baillargeon & Charest, Section 2.1; synthpop's q). Vectorised: no
+Python loop over records or key combinations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
-from scipy import sparse
 
 from capkit.errors import CapkitError
 
-#: Dense tables up to this many cells (I * J); larger ones are returned sparse by default.
-DENSE_CELL_LIMIT = 2**24
 
-Table = np.ndarray | sparse.csr_array
-
-
-@dataclass(frozen=True)
-class KeyTargetTable:
-    """Counts of two data frames on an aligned target x key grid.
-
-    Attributes
-    ----------
-    original, synthetic
-        (I, J) integer count tables, rows = target levels, columns = key combinations
-        (dense ``numpy.ndarray`` or ``scipy.sparse.csr_array``).
-    targets
-        Labels of the I rows (a ``MultiIndex`` when several target columns are combined).
-    keys
-        Labels of the J columns: a ``MultiIndex`` with one level per key column.
-    record_cell
-        (n, 2) int array: for each original record (in the frame's row order), its (i, j);
-        ``-1`` for a record dropped because of a missing value (``dropna=True``).
-        ``None`` when a DuckDB or Spark engine counted (records never come back to Python).
-    synthetic_record_cell
-        The same for the synthetic records.
-    """
-
-    original: Table
-    synthetic: Table
-    targets: pd.Index
-    keys: pd.Index
-    record_cell: np.ndarray | None
-    synthetic_record_cell: np.ndarray | None
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """(I, J): number of target levels and of key combinations."""
-        return self.original.shape
-
-    @property
-    def is_sparse(self) -> bool:
-        """Whether the counts are held as sparse matrices."""
-        return sparse.issparse(self.original)
-
-
-def _as_list(columns: str | Sequence[str], argument: str) -> list[str]:
+def as_list(columns: str | Sequence[str], argument: str) -> list[str]:
     if isinstance(columns, str):
         return [columns]
     try:
@@ -234,14 +183,6 @@ def combine_codes(
     return codes[:n_a], codes[n_a:], components
 
 
-def _count(i: np.ndarray, j: np.ndarray, shape: tuple[int, int], as_sparse: bool) -> Table:
-    if as_sparse:
-        ones = np.ones(len(i), dtype=np.int64)
-        return sparse.coo_array((ones, (i, j)), shape=shape).tocsr()
-    flat = np.bincount(i * shape[1] + j, minlength=shape[0] * shape[1])
-    return flat.reshape(shape).astype(np.int64, copy=False)
-
-
 def _labels(levels: list[pd.Index], components: list[np.ndarray], names: list[str]) -> pd.Index:
     arrays = [lv.take(c) for lv, c in zip(levels, components, strict=True)]
     return pd.MultiIndex.from_arrays(arrays, names=names)
@@ -269,132 +210,3 @@ def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
     if len(columns) == 1:
         labels = labels.get_level_values(0)
     return codes_first, codes_second, labels
-
-
-def crosstab(
-    original: pd.DataFrame | object,
-    synthetic: pd.DataFrame | object,
-    keys: str | Sequence[str],
-    target: str | Sequence[str],
-    *,
-    dropna: bool = False,
-    sparse_output: bool | None = None,
-    engine: str | None = None,
-) -> KeyTargetTable:
-    """Aligned target x key count tables of an original and a synthetic data frame.
-
-    Parameters
-    ----------
-    original, synthetic
-        The two data frames. Neither is modified. With an ``engine`` (see below) each may also
-        be a Parquet/CSV path or glob, a DuckDB relation or a PySpark DataFrame.
-    keys
-        One or more key columns (the quasi-identifiers an intruder knows); their combinations
-        are the keys K_1..K_J of Baillargeon & Charest (Section 2.1).
-    target
-        One target column, or several that act as one combined target (as SDMetrics'
-        ``sensitive_fields`` do).
-    dropna
-        By default a missing value is a level of its own (synthpop's ``"Missing"``). With
-        ``dropna=True`` records with a missing key or target are left out of both tables and
-        their ``record_cell`` is ``(-1, -1)``.
-    sparse_output
-        ``True``/``False`` forces sparse/dense counts; ``None`` (default) goes sparse when the
-        table has more than :data:`DENSE_CELL_LIMIT` cells.
-    engine
-        Who counts: ``"pandas"`` (in memory, the code below), ``"duckdb"`` (files or relations
-        larger than memory) or ``"spark"`` (PySpark DataFrames, clusters); ``None`` chooses from
-        the inputs (pandas for two DataFrames). Every engine gives the same labels and counts;
-        DuckDB and Spark return ``record_cell = None``. See :mod:`capkit.engines`.
-
-    Returns
-    -------
-    KeyTargetTable
-        Counts over the union of both frames' levels: a key combination or target level present
-        in only one frame is a column or row of zeros in the other.
-
-    Raises
-    ------
-    CapkitError
-        For a missing column, a target that is also a key, an empty frame, duplicated column
-        names, or a column that is numeric in one frame and text in the other.
-    """
-    key_cols = _as_list(keys, "keys")
-    target_cols = _as_list(target, "target")
-    if engine is not None or not (
-        isinstance(original, pd.DataFrame) and isinstance(synthetic, pd.DataFrame)
-    ):
-        from capkit import engines
-
-        engine = engines.choose_engine(original, synthetic, engine)
-        if engine != "pandas":
-            counted = engines.count_codes(original, synthetic, key_cols, target_cols, engine,
-                                          dropna=dropna)
-            counts_o, counts_s = engines.count_table(counted, sparse_output)
-            return KeyTargetTable(counts_o, counts_s, counted.targets, counted.keys, None, None)
-        original = engines.to_pandas(original, key_cols + target_cols, "original")
-        synthetic = engines.to_pandas(synthetic, key_cols + target_cols, "synthetic")
-    validate_frames(original, synthetic, key_cols, target_cols)
-
-    i_o, i_s, target_labels = encode_columns(original, synthetic, target_cols)
-    j_o, j_s, key_labels = encode_columns(original, synthetic, key_cols)
-    if not isinstance(key_labels, pd.MultiIndex):
-        key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
-    shape = (len(target_labels), len(key_labels))
-
-    keep_o = keep_s = None
-    if dropna:
-        keep_o = original[key_cols + target_cols].notna().all(axis=1).to_numpy()
-        keep_s = synthetic[key_cols + target_cols].notna().all(axis=1).to_numpy()
-
-    if sparse_output is None:
-        sparse_output = shape[0] * shape[1] > DENSE_CELL_LIMIT
-
-    def count(i: np.ndarray, j: np.ndarray, keep: np.ndarray | None) -> tuple[Table, np.ndarray]:
-        cells = np.column_stack([i, j])
-        if keep is not None:
-            cells[~keep] = -1
-            i, j = i[keep], j[keep]
-        return _count(i, j, shape, sparse_output), cells
-
-    counts_o, cells_o = count(i_o, j_o, keep_o)
-    counts_s, cells_s = count(i_s, j_s, keep_s)
-    return KeyTargetTable(
-        original=counts_o,
-        synthetic=counts_s,
-        targets=target_labels,
-        keys=key_labels,
-        record_cell=cells_o,
-        synthetic_record_cell=cells_s,
-    )
-
-
-def records_from_counts(
-    counts: np.ndarray,
-    targets: Sequence[object],
-    keys: Sequence[object],
-    *,
-    target_name: str = "target",
-    key_name: str = "key",
-) -> pd.DataFrame:
-    """The records behind a target x key count table (the inverse of :func:`crosstab`).
-
-    Records come cell by cell in row-major order (target, then key), each cell repeated as often
-    as its count; both columns are categoricals with the given level order. Useful to run the
-    frame-level functions on the papers' tables.
-    """
-    table = np.asarray(counts)
-    if table.ndim != 2 or table.shape != (len(targets), len(keys)):
-        raise CapkitError(
-            f"counts must have shape ({len(targets)}, {len(keys)}) to match targets and keys, "
-            f"got {table.shape}"
-        )
-    if (table < 0).any():
-        raise CapkitError("counts hold negative values")
-    flat = table.ravel().astype(np.int64)
-    cells = np.repeat(np.arange(flat.size), flat)
-    i, j = np.divmod(cells, table.shape[1])
-    return pd.DataFrame({
-        key_name: pd.Categorical.from_codes(j, categories=list(keys)),
-        target_name: pd.Categorical.from_codes(i, categories=list(targets)),
-    })

@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
-from capkit.engines import (
+from capkit.counts.encode import kind_of_series
+from capkit.counts.engines.common import (
     COUNT_COLUMN,
     expand_paths,
     is_spark_frame,
-    kind_of_series,
     kind_of_type,
     reject_duplicated_columns,
     require,

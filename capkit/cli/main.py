@@ -32,12 +32,13 @@ import numpy as np
 import pandas as pd
 
 from capkit.errors import CapkitError
+from capkit.plots.disclosure import plot_summary
 
 #: Counting engines of ``capkit disclosure``: ``auto`` lets
-#: :func:`capkit.engines.engine_for` choose (DuckDB for Parquet/CSV files over
-#: :data:`capkit.engines.FILE_SIZE_THRESHOLD`, pandas otherwise).
+#: :func:`capkit.counts.engines.engine_for` choose (DuckDB for Parquet/CSV files over
+#: :data:`capkit.counts.engines.FILE_SIZE_THRESHOLD`, pandas otherwise).
 ENGINES = ("auto", "pandas", "duckdb", "spark")
-#: Counting engines of ``capkit cap``: those of ``capkit.tables.crosstab(..., engine=...)``.
+#: Counting engines of ``capkit cap``: those of ``capkit.counts.tables.crosstab(..., engine=...)``.
 CAP_ENGINES = ("pandas", "duckdb", "spark")
 
 _VERSIONED = ("capkit", "numpy", "pandas", "scipy", "pyarrow", "pyreadr", "matplotlib")
@@ -220,8 +221,8 @@ def load_inputs(
     that cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values
     as there are records (every record unique), and when a default target is skipped.
     """
-    from capkit import io
-    from capkit.align import align_frames
+    from capkit.data import io
+    from capkit.data.align import align_frames
 
     _check_file_arguments(synthetic, keys, targets)
     headers = [io.read_columns(p) if io.exists(p) else None for p in synthetic]
@@ -260,7 +261,7 @@ def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]
                 ) -> tuple[int, dict[str, int], dict[str, int], dict[str, int]]:
     """One DuckDB pass over a file's relation: records, non-missing and distinct values of
     the keys, number of levels (missing counted as one) of the targets."""
-    from capkit.engines import duckdb as duck
+    from capkit.counts.engines import duckdb as duck
 
     q = duck.quote
     exprs = ["count(*)"] + [f"count({q(k)})" for k in keys]
@@ -293,8 +294,8 @@ def load_engine_inputs(
     engine to count. Columns are not type-aligned: a column must have the same kind (number,
     text, date) in every file, else the engine raises a :class:`CapkitError` naming it.
     """
-    from capkit import io
-    from capkit.engines import duckdb as duck
+    from capkit.counts.engines import duckdb as duck
+    from capkit.data import io
 
     _check_file_arguments(synthetic, keys, targets)
     orig_src, syn_src = str(original), [str(p) for p in synthetic]
@@ -338,13 +339,13 @@ def load_engine_inputs(
 def choose_disclosure_engine(engine: str, original: Path, synthetic: Sequence[Path]) -> str:
     """The engine of a ``capkit disclosure`` run: ``engine`` unless it is ``auto``.
 
-    ``auto``: :func:`capkit.engines.engine_for` on the files (DuckDB above
-    :data:`capkit.engines.FILE_SIZE_THRESHOLD` bytes of Parquet/CSV, pandas otherwise); R
+    ``auto``: :func:`capkit.counts.engines.engine_for` on the files (DuckDB above
+    :data:`capkit.counts.engines.FILE_SIZE_THRESHOLD` bytes of Parquet/CSV, pandas otherwise); R
     files, and files with a problem, go to pandas, whose reader reports the problem.
     """
     if engine != "auto":
         return engine
-    from capkit import engines
+    from capkit.counts import engines
 
     try:
         return engines.engine_for(str(original), [str(p) for p in synthetic])
@@ -484,14 +485,6 @@ def _cont_na(pairs: list[tuple[str, str]], inputs: Inputs) -> dict[str, list[flo
     return out
 
 
-def _plot_available() -> bool:
-    try:
-        from capkit.plots.disclosure import plot_summary  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @dataclass
 class DisclosureRun:
     """Everything the disclosure report shows."""
@@ -536,7 +529,7 @@ def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[
     paths = [inputs.original, *inputs.synthetics]
     roles = ["original"] + ["synthetic"] * len(inputs.synthetics)
     if engine == "duckdb":
-        from capkit.engines import duckdb as duck
+        from capkit.counts.engines import duckdb as duck
 
         con = duck.connect()
         try:
@@ -547,7 +540,7 @@ def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[
         finally:
             con.close()
     else:
-        from capkit.engines import spark as spark_engine
+        from capkit.counts.engines import spark as spark_engine
 
         spark = spark_engine.session()
         tables = [spark_engine.spark_frame(p, spark, r, columns).select(
@@ -606,9 +599,6 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         target_list = _split(targets, "--targets")
         _check_output(output, "--output")
         _check_output(plot_path, "--plot", (".png", ".svg"))
-        if plot_path is not None and not _plot_available():
-            raise CapkitError("--plot: the summary plot (capkit.plots.disclosure) is not "
-                              "available in this version of capkit")
         t1 = _thresholds(thresh_1way, "--thresh-1way")
         t2 = _thresholds(thresh_2way, "--thresh-2way")
         not_lev = dict(_pairs(not_targetlev, "--not-targetlev"))
@@ -646,8 +636,9 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         result = run_disclosure(inputs, options, quiet, engine=chosen)
         figure_svg = None
         fig = None
-        if (plot_path is not None or fmt == "html") and _plot_available():
-            fig = result.summary.plot()
+        if (plot_path is not None or fmt == "html"):
+            fig = plot_summary(result.summary.attrib_table,
+                               attrib_meas=result.summary.attrib_meas)
         from capkit.report import render
         from capkit.report.disclosure import disclosure_report
 
@@ -686,10 +677,11 @@ class CapRun:
 def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
                 quiet: bool = True, with_records: bool = False) -> CapRun:
     """Average CAP v1/v2 (Definitions 2-3), baseline and correct predictions per target and
-    synthesis, from one :func:`capkit.tables.crosstab` per pair; per-record CAP (Definition 1)
+    synthesis, from one :func:`capkit.counts.tables.crosstab` per pair; per-record CAP (Definition
+    1)
     when ``with_records``."""
     from capkit import cap as capm
-    from capkit.tables import crosstab
+    from capkit.counts.tables import crosstab
 
     if engine not in CAP_ENGINES:
         raise CapkitError(f"engine must be one of {CAP_ENGINES}, got {engine!r}")
@@ -748,7 +740,7 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
 @main.command()
 @_common
 @click.option("--engine", type=click.Choice(CAP_ENGINES), default="pandas", show_default=True,
-              help="Counting engine (duckdb/spark: capkit.tables.crosstab's engines; "
+              help="Counting engine (duckdb/spark: capkit.counts.tables.crosstab's engines; "
                    "--records needs pandas).")
 @click.option("--targets", "--target", "targets", required=True, metavar="T1,T2,...",
               help="Target column(s); each is measured on its own.")

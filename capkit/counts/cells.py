@@ -6,8 +6,8 @@ synthetic data set into a :class:`CellTable`: the non-zero cells of the aligned 
 :mod:`capkit.disclosure.measures` is computed from it, so a bigger engine (DuckDB, Spark) only
 has to produce the same cells.
 
-The key combinations are coded with :func:`capkit.tables.factorize_pair` and
-:func:`capkit.tables.combine_codes`; labels are built for the distinct combinations only.
+The key combinations are coded with :func:`capkit.counts.tables.factorize_pair` and
+:func:`capkit.counts.tables.combine_codes`; labels are built for the distinct combinations only.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
-from capkit.disclosure.labels import Coded, SortKey, collate_sorted, collation_order
-from capkit.tables import combine_codes, factorize_pair
+from capkit.counts.encode import combine_codes, factorize_pair
+from capkit.counts.table import KeyTargetTable
+from capkit.data.labels import MISSING, Coded, SortKey, collate_sorted, collation_order
 
 #: Dense bincount up to this many cells (rows x columns); sparse counting (np.unique) above.
 DENSE_LIMIT = 1 << 23
@@ -232,4 +234,86 @@ def build_cells(target_o: Coded, target_s: Coded, keys_o: Sequence[Coded],
         n_orig=len(target_o.codes),
         n_syn=len(target_s.codes),
         orig_target_missing="Missing" in target_o.labels,
+    )
+
+
+def _label_text(values: pd.Index, missing: str) -> np.ndarray:
+    text = np.asarray(values.astype(str), dtype=object)
+    text[np.asarray(pd.isna(values))] = missing
+    return text
+
+
+def _level_text(labels: pd.MultiIndex, k: int, missing: str) -> np.ndarray:
+    """Text of level k of every entry, sharing one string object per distinct level."""
+    level = _label_text(labels.levels[k], missing)
+    codes = np.asarray(labels.codes[k])
+    return np.append(level, missing)[np.where(codes < 0, len(level), codes)]
+
+
+def _pasted(parts: list[np.ndarray]) -> tuple[str, ...]:
+    if len(parts) == 1:
+        return tuple(parts[0])
+    return tuple(Q_SEP.join(p) for p in zip(*parts, strict=True))
+
+
+def _union_cells(o: object, s: object, n_cols: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat row-major positions of the cells where o > 0 or s > 0, and both counts there."""
+    if not (sparse.issparse(o) or sparse.issparse(s)):
+        do, ds = np.asarray(o).ravel(), np.asarray(s).ravel()
+        cells = np.flatnonzero((do > 0) | (ds > 0))
+        return cells, do[cells], ds[cells]
+    co, cs = sparse.csr_array(o).astype(np.int64), sparse.csr_array(s).astype(np.int64)
+    big = int(co.max()) + 1 if co.nnz else 1
+    top = int(cs.max()) if cs.nnz else 0
+    if top < 2**62 // big:  # both counts packed in one sparse sum: O(nnz), no sort of cells
+        both = sparse.coo_array(co + cs * big)
+        cells = both.row.astype(np.int64) * n_cols + both.col
+        order = np.argsort(cells, kind="stable")
+        packed = both.data[order]
+        return cells[order], packed % big, packed // big
+    oo, so = co.tocoo(), cs.tocoo()
+    flat = np.concatenate([oo.row.astype(np.int64) * n_cols + oo.col,
+                           so.row.astype(np.int64) * n_cols + so.col])
+    cells, inverse = np.unique(flat, return_inverse=True)
+    d = np.bincount(inverse.ravel(), weights=np.concatenate([oo.data, np.zeros(so.nnz)]),
+                    minlength=len(cells))
+    s_ = np.bincount(inverse.ravel(), weights=np.concatenate([np.zeros(oo.nnz), so.data]),
+                     minlength=len(cells))
+    keep = (d > 0) | (s_ > 0)
+    return cells[keep], d[keep], s_[keep]
+
+
+def cells_of_table(table: KeyTargetTable) -> CellTable:
+    """A :func:`capkit.counts.tables.crosstab` table as the cells synthpop's measures are computed
+    on.
+
+    This lets :func:`capkit.disclosure.compute` (Raab, Nowok & Dibben's identity and attribute
+    measures, pairing cells by label) run on counts from any engine. Labels are the text of the
+    values with a missing value written ``"Missing"`` (synthpop's label); key combinations
+    are pasted with ``" | "``. Only the measures' inputs are reproduced: synthpop's own label
+    processing (grouping of numeric variables, ``synorig.compare``) is not applied here.
+    """
+    n_rows, n_cols = table.shape
+    cells, d, s_ = _union_cells(table.original, table.synthetic, n_cols)
+    row, col = np.divmod(cells, n_cols)
+    d, s_ = np.rint(d).astype(np.int64), np.rint(s_).astype(np.int64)
+    targets = table.targets
+    if isinstance(targets, pd.MultiIndex):
+        row_text = np.array(_pasted([_level_text(targets, k, MISSING)
+                                     for k in range(targets.nlevels)]), dtype=object)
+    else:
+        row_text = _label_text(targets, MISSING)
+    comps = [_level_text(table.keys, k, MISSING) for k in range(table.keys.nlevels)]
+    in_syn = np.bincount(col[s_ > 0], minlength=n_cols) > 0
+    orig_rows = np.bincount(row[d > 0], minlength=n_rows) > 0
+    return CellTable(
+        row_labels=tuple(row_text),
+        col_labels=_pasted(comps),
+        col_components=tuple(tuple(c) for c in comps),
+        row=row.astype(np.int64), col=col.astype(np.int64), d=d, s=s_,
+        col_in_synthetic=in_syn,
+        n_orig=int(d.sum()),
+        n_syn=int(s_.sum()),
+        orig_target_missing=bool(orig_rows[row_text == MISSING].any()),
     )

@@ -8,7 +8,7 @@ section 1.3) reconciles a synthetic and an original data frame before ``disclosu
 column over the columns a measure uses, and returns a plain-language list of what it changed.
 
 Steps 3-6 of synorig.compare are not re-implemented here: :func:`align_frames` calls
-:func:`capkit.disclosure.compare.synorig_compare` (with ``explicit_na_levels=False``) once per
+:func:`capkit.data.synorig.synorig_compare` (with ``explicit_na_levels=False``) once per
 synthesis, and adds what reading separate files needs around it:
 
 1. An entirely missing column takes the type of the other files (nothing to compare).
@@ -46,6 +46,8 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
+from capkit.data.labels import r_format
+from capkit.data.synorig import synorig_compare
 from capkit.errors import CapkitError
 
 
@@ -189,8 +191,6 @@ def _describe(column: str, before: list[pd.Series], after: list[pd.Series], name
 
 def _numbers_to_categorical(series: pd.Series) -> pd.Series:
     """A numeric column as categories labelled as R prints numbers (57 -> "57")."""
-    from capkit.disclosure.labels import r_format
-
     values = series.to_numpy(dtype=float, na_value=np.nan)
     present = ~np.isnan(values)
     uniq, inverse = np.unique(values[present], return_inverse=True)
@@ -260,8 +260,6 @@ def align_frames(
         for column in cols:
             if column not in frame.columns:
                 raise CapkitError(f"column {column!r} is missing from {name}")
-    from capkit.disclosure.compare import synorig_compare
-
     changes: list[str] = []
     prepared = {}
     for column in cols:

@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from capkit import claims as claims_mod
 from capkit.errors import CapkitError
+from capkit.reproduce import claims as claims_mod
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
 from capkit.cap import record_cap
-from capkit.disclosure.labels import is_numeric
+from capkit.counts.encode import validate_frames
+from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
-from capkit.tables import validate_frames
 
 #: How a missing categorical value is spelled for the encoder (a level of its own).
 NA_LEVEL = "<NA>"

@@ -34,8 +34,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from capkit import cap, sampling
+from capkit import cap
 from capkit.errors import CapkitError
+from capkit.papers.baillargeon_charest import sampling
 
 # --- inputs -----------------------------------------------------------------------------------
 
@@ -284,7 +285,8 @@ class SyntheticFamily:
 def synthetic_family(shape: tuple[int, int], max_m: int) -> SyntheticFamily:
     """All synthetic tables of ``shape`` with 1 <= m <= ``max_m`` records (stars and bars).
 
-    Enumerated by :func:`capkit.sampling.enumerate_tables`, in order of m, then of bar
+    Enumerated by :func:`capkit.papers.baillargeon_charest.sampling.enumerate_tables`, in order of
+    m, then of bar
     positions, so the order (and every "first" table found) is deterministic.
     """
     tables = all_originals(shape, max_m)  # every table of ``shape`` with 1..max_m records
@@ -595,7 +597,8 @@ def all_originals(shape: tuple[int, int], max_n: int) -> np.ndarray:
 def random_originals(shape: tuple[int, int], max_n: int, per_n: int, seed: int) -> np.ndarray:
     """Seeded random originals of ``shape`` with 1..max_n records, some with an empty key.
 
-    For each n, ``per_n`` tables drawn uniformly (:func:`capkit.sampling.uniform_tables`; at
+    For each n, ``per_n`` tables drawn uniformly
+    (:func:`capkit.papers.baillargeon_charest.sampling.uniform_tables`; at
     these sizes many have zero cells) and ``per_n`` tables of one key fewer with a zero column
     inserted at a random key (keys absent from O). Duplicates are removed; the order is sorted.
     """

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from capkit.disclosure.labels import collate_sorted, is_integer, is_numeric, r_format
+from capkit.data.labels import collate_sorted, is_integer, is_numeric, r_format
 
 #: The label of an explicit NA level (R prints it as NA; pasted into q it reads "NA").
 NA_LEVEL = "NA"

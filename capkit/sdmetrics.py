@@ -18,7 +18,8 @@ As measured against SDMetrics 0.32 (its source, ``single_table/privacy/cap.py`` 
   whose key is at the minimal Hamming distance (number of differing key fields) from the real
   key, pooling the synthetic records of every tied key (Taub et al. 2018, "closest matches").
 
-capkit computes the same numbers from count tables (:func:`capkit.tables.crosstab`) instead of
+capkit computes the same numbers from count tables (:func:`capkit.counts.tables.crosstab`) instead
+of
 one Python lookup per record, so it is orders of magnitude faster (see
 ``benchmarks/bench_compat.py``). The Generalized score works on unique key combinations: Hamming
 distances between the unmatched real keys and the synthetic keys, vectorised and chunked, never
@@ -54,8 +55,9 @@ from pandas.api import types as pdt
 from scipy import sparse
 
 from capkit import cap
+from capkit.counts.encode import as_list, combine_codes, validate_frames
+from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
-from capkit.tables import _as_list, combine_codes, crosstab, validate_frames
 
 #: Cells (unmatched real keys x synthetic keys) handled at once by the Generalized score.
 CHUNK_CELLS = 2**22
@@ -64,7 +66,7 @@ CHUNK_CELLS = 2**22
 def _field_list(fields: str | Sequence[str] | None, argument: str) -> list[str]:
     if fields is None:
         raise CapkitError(f"{argument} is required: give a list of column names")
-    return _as_list(fields, argument)
+    return as_list(fields, argument)
 
 
 def _validate(

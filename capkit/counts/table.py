@@ -1,0 +1,161 @@
+"""Aligned target x key count tables of two in-memory data frames (the pandas engine).
+
+Every CAP-family and synthpop attribute measure is a function of two aligned count tables,
+``o[i, j]`` (original records with target level i and key combination j) and ``s[i, j]`` (the
+same for the synthetic data); Baillargeon & Charest write them o_ij / s_ij, Raab, Nowok & Dibben
+d_tq / s_tq. Rows are target levels, columns are key combinations, everywhere in capkit.
+
+:func:`count_frames` builds them once, vectorised: the columns are coded by
+:mod:`capkit.counts.encode` and the cells counted with ``numpy.bincount``. When the dense I x J
+table would be too large the counts are a ``scipy.sparse.csr_array``; every function of
+:mod:`capkit.cap` accepts either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from capkit.counts.encode import encode_columns, validate_frames
+from capkit.errors import CapkitError
+
+#: Dense tables up to this many cells (I * J); larger ones are returned sparse by default.
+DENSE_CELL_LIMIT = 2**24
+
+Table = np.ndarray | sparse.csr_array
+
+
+def wants_sparse(shape: tuple[int, int]) -> bool:
+    """Whether an (I, J) table is held sparse by default: more than :data:`DENSE_CELL_LIMIT`
+    cells (read at call time, so the limit can be changed for a test or a session)."""
+    return shape[0] * shape[1] > DENSE_CELL_LIMIT
+
+
+@dataclass(frozen=True)
+class KeyTargetTable:
+    """Counts of two data frames on an aligned target x key grid.
+
+    Attributes
+    ----------
+    original, synthetic
+        (I, J) integer count tables, rows = target levels, columns = key combinations
+        (dense ``numpy.ndarray`` or ``scipy.sparse.csr_array``).
+    targets
+        Labels of the I rows (a ``MultiIndex`` when several target columns are combined).
+    keys
+        Labels of the J columns: a ``MultiIndex`` with one level per key column.
+    record_cell
+        (n, 2) int array: for each original record (in the frame's row order), its (i, j);
+        ``-1`` for a record dropped because of a missing value (``dropna=True``).
+        ``None`` when a DuckDB or Spark engine counted (records never come back to Python).
+    synthetic_record_cell
+        The same for the synthetic records.
+    """
+
+    original: Table
+    synthetic: Table
+    targets: pd.Index
+    keys: pd.Index
+    record_cell: np.ndarray | None
+    synthetic_record_cell: np.ndarray | None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(I, J): number of target levels and of key combinations."""
+        return self.original.shape
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the counts are held as sparse matrices."""
+        return sparse.issparse(self.original)
+
+
+def _count(i: np.ndarray, j: np.ndarray, shape: tuple[int, int], as_sparse: bool) -> Table:
+    if as_sparse:
+        ones = np.ones(len(i), dtype=np.int64)
+        return sparse.coo_array((ones, (i, j)), shape=shape).tocsr()
+    flat = np.bincount(i * shape[1] + j, minlength=shape[0] * shape[1])
+    return flat.reshape(shape).astype(np.int64, copy=False)
+
+
+def count_frames(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    key_cols: list[str],
+    target_cols: list[str],
+    *,
+    dropna: bool = False,
+    sparse_output: bool | None = None,
+) -> KeyTargetTable:
+    """The counts of :func:`capkit.counts.tables.crosstab` for two pandas DataFrames.
+
+    Parameters and result as there (``key_cols`` and ``target_cols`` are lists of names); the
+    record -> cell maps are filled.
+    """
+    validate_frames(original, synthetic, key_cols, target_cols)
+
+    i_o, i_s, target_labels = encode_columns(original, synthetic, target_cols)
+    j_o, j_s, key_labels = encode_columns(original, synthetic, key_cols)
+    if not isinstance(key_labels, pd.MultiIndex):
+        key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
+    shape = (len(target_labels), len(key_labels))
+
+    keep_o = keep_s = None
+    if dropna:
+        keep_o = original[key_cols + target_cols].notna().all(axis=1).to_numpy()
+        keep_s = synthetic[key_cols + target_cols].notna().all(axis=1).to_numpy()
+
+    if sparse_output is None:
+        sparse_output = wants_sparse(shape)
+
+    def count(i: np.ndarray, j: np.ndarray, keep: np.ndarray | None) -> tuple[Table, np.ndarray]:
+        cells = np.column_stack([i, j])
+        if keep is not None:
+            cells[~keep] = -1
+            i, j = i[keep], j[keep]
+        return _count(i, j, shape, sparse_output), cells
+
+    counts_o, cells_o = count(i_o, j_o, keep_o)
+    counts_s, cells_s = count(i_s, j_s, keep_s)
+    return KeyTargetTable(
+        original=counts_o,
+        synthetic=counts_s,
+        targets=target_labels,
+        keys=key_labels,
+        record_cell=cells_o,
+        synthetic_record_cell=cells_s,
+    )
+
+def records_from_counts(
+    counts: np.ndarray,
+    targets: Sequence[object],
+    keys: Sequence[object],
+    *,
+    target_name: str = "target",
+    key_name: str = "key",
+) -> pd.DataFrame:
+    """The records behind a target x key count table (the inverse of :func:`crosstab`).
+
+    Records come cell by cell in row-major order (target, then key), each cell repeated as often
+    as its count; both columns are categoricals with the given level order. Useful to run the
+    frame-level functions on the papers' tables.
+    """
+    table = np.asarray(counts)
+    if table.ndim != 2 or table.shape != (len(targets), len(keys)):
+        raise CapkitError(
+            f"counts must have shape ({len(targets)}, {len(keys)}) to match targets and keys, "
+            f"got {table.shape}"
+        )
+    if (table < 0).any():
+        raise CapkitError("counts hold negative values")
+    flat = table.ravel().astype(np.int64)
+    cells = np.repeat(np.arange(flat.size), flat)
+    i, j = np.divmod(cells, table.shape[1])
+    return pd.DataFrame({
+        key_name: pd.Categorical.from_codes(j, categories=list(keys)),
+        target_name: pd.Categorical.from_codes(i, categories=list(targets)),
+    })

@@ -1,0 +1,105 @@
+"""What a report holds: :class:`Report`, its :class:`Section` s and :class:`Table` s, and
+:func:`formatted` cells; the renderers (text, markdown, json, html) lay these out.
+
+A command builds one :class:`Report` (sections of prose, bullet points and tables, an optional
+figure, and the exact command and package versions that produced it);
+:func:`capkit.report.render.render` turns it into the requested format. The renderers only lay
+out what they are given: they compute nothing.
+
+* ``text``: for the terminal, tables rounded to each table's ``digits``.
+* ``markdown``: pipe tables, for a README or an issue.
+* ``json``: every number unrounded (NaN as ``null``), for programs.
+* ``html``: one self-contained page (inline CSS, the figure embedded as base64 SVG), for a
+  reviewer: open it in any browser, no network needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+FORMATS = ("text", "markdown", "json", "html")
+
+
+@dataclass
+class Table:
+    """A table of a report.
+
+    Attributes
+    ----------
+    title
+        Caption.
+    frame
+        The numbers, unrounded; the index is shown as the first column when ``index``.
+    digits
+        Decimals shown by the text, markdown and html renderers (json keeps all).
+    note
+        A sentence printed under the table.
+    index
+        Whether to show the index.
+    """
+
+    title: str
+    frame: pd.DataFrame
+    digits: int = 2
+    note: str = ""
+    index: bool = True
+
+
+@dataclass
+class Section:
+    """A titled part of a report: paragraphs, then bullet items, then tables."""
+
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    css_class: str = ""
+
+
+@dataclass
+class Report:
+    """Everything a report shows.
+
+    Attributes
+    ----------
+    title
+        Page title.
+    command
+        The exact command line that produced the report (rerun it to get the same numbers).
+    versions
+        Package name -> version (capkit, python, numpy, pandas, ...).
+    inputs
+        One line per input file (name, rows, columns read).
+    sections
+        The body.
+    figure_svg
+        The summary plot as SVG bytes, or None.
+    figure_caption
+        Its caption.
+    """
+
+    title: str
+    command: str
+    versions: dict[str, str]
+    inputs: list[str] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    figure_svg: bytes | None = None
+    figure_caption: str = ""
+
+
+def formatted(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
+    """Cells as text: floats rounded to ``digits`` (NaN shown as ``NA``), others as str."""
+    out = {}
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_float_dtype(values.dtype):
+            out[column] = [("NA" if pd.isna(v) else f"{v:.{digits}f}") for v in values]
+        else:
+            out[column] = ["NA" if (v is None or (isinstance(v, float) and pd.isna(v)))
+                           else str(v) for v in values]
+    return pd.DataFrame(out, index=[str(i) for i in frame.index], columns=frame.columns)
+
+
+__all__ = ["FORMATS", "Report", "Section", "Table", "formatted"]

@@ -1,0 +1,140 @@
+"""``capkit cap ORIGINAL SYNTHETIC... --keys ... --targets ...``: Baillargeon & Charest's
+average CAP (Definitions 2 and 3), the baseline, the intruder's correct predictions, and
+optionally the CAP of every original record (``--records FILE``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+
+from capkit import cap as capm
+from capkit.cli import options as opts
+from capkit.cli.files import Inputs, load_inputs
+from capkit.counts.tables import crosstab
+from capkit.errors import CapkitError
+from capkit.report import render
+from capkit.report.cap import cap_report
+
+#: Counting engines of ``capkit cap``: those of ``capkit.counts.tables.crosstab(..., engine=...)``.
+CAP_ENGINES = ("pandas", "duckdb", "spark")
+
+
+@dataclass
+class CapRun:
+    """Results of ``capkit cap``: one row per (target, synthesis), and per-record CAPs."""
+
+    table: pd.DataFrame
+    inputs: Inputs
+    dropna: bool
+    records: pd.DataFrame | None = None
+
+
+def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
+                quiet: bool = True, with_records: bool = False) -> CapRun:
+    """Average CAP v1/v2 (Definitions 2-3), baseline and correct predictions per target and
+    synthesis, from one :func:`capkit.counts.tables.crosstab` per pair; per-record CAP
+    (Definition 1) when ``with_records``."""
+    if engine not in CAP_ENGINES:
+        raise CapkitError(f"engine must be one of {CAP_ENGINES}, got {engine!r}")
+    if with_records and engine != "pandas":
+        raise CapkitError("--records needs --engine pandas: the other engines count without "
+                          "bringing records back to Python")
+    count_options = {} if engine == "pandas" else {"engine": engine}
+    m = len(inputs.synthetics)
+    rows = []
+    record_columns: dict[str, np.ndarray] = {}
+    with opts.progress(len(inputs.targets) * m, quiet, "target x synthesis") as bar:
+        for target in inputs.targets:
+            bar.set_description_str(target, refresh=False)
+            for j, syn in enumerate(inputs.synthetics, start=1):
+                table = crosstab(inputs.original, syn, inputs.keys, target, dropna=dropna,
+                                 **count_options)
+                o, s = table.original, table.synthetic
+                n = int(o.sum())
+                if n == 0:
+                    raise CapkitError(f"target {target!r}: no original record left after "
+                                      "--dropna")
+                if int(s.sum()) == 0:
+                    raise CapkitError(f"target {target!r}: no record of synthetic file {j} "
+                                      "left after --dropna")
+                m_j = np.asarray(s.sum(axis=0)).ravel()
+                covered = int(np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum())
+                v2 = capm.average_cap(o, s, 2) if covered > 0 else float("nan")
+                rows.append({
+                    "target": target, "synthesis": j, "records": n,
+                    "baseline": capm.baseline_cap(o),
+                    "CAP v1": capm.average_cap(o, s, 1), "CAP v2": v2,
+                    "correct predictions": capm.correct_predictions(o, s) / n,
+                    "key not in synthetic": 1 - covered / n,
+                })
+                if with_records:
+                    individual = capm.individual_cap(o, s)
+                    i, jj = table.record_cell[:, 0], table.record_cell[:, 1]
+                    values = np.full(len(i), np.nan)
+                    kept = i >= 0
+                    if hasattr(individual, "tocsr"):
+                        values[kept] = np.asarray(individual.tocsr()[i[kept], jj[kept]]).ravel()
+                    else:
+                        values[kept] = individual[i[kept], jj[kept]]
+                    name = f"CAP_{target}" if m == 1 else f"CAP_{target}_{j}"
+                    record_columns[name] = values
+                bar.update(1)
+    records = None
+    if with_records:
+        records = inputs.original[inputs.keys + inputs.targets].copy()
+        records.insert(0, "record", np.arange(1, len(records) + 1))
+        for name, values in record_columns.items():
+            records[name] = values
+    return CapRun(pd.DataFrame(rows), inputs, dropna, records)
+
+
+@click.command()
+@opts.common_options
+@click.option("--engine", type=click.Choice(CAP_ENGINES), default="pandas", show_default=True,
+              help="Counting engine (duckdb/spark: capkit.counts.tables.crosstab's engines; "
+                   "--records needs pandas).")
+@click.option("--targets", "--target", "targets", required=True, metavar="T1,T2,...",
+              help="Target column(s); each is measured on its own.")
+@click.option("--dropna", is_flag=True,
+              help="Leave out records with a missing key or target (default: missing is a "
+                   "level of its own).")
+@click.option("--records", type=click.Path(path_type=Path), default=None,
+              help="Write the CAP of every original record to this CSV file.")
+def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
+        engine: str, quiet: bool, targets: str, dropna: bool, records: Path | None) -> None:
+    """Baillargeon & Charest's CAP of SYNTHETIC file(s) made from the ORIGINAL file.
+
+    For each target and synthesis: the average CAP version 1 (Definition 2: over all original
+    records, an unmatched key counting 0) and version 2 (Definition 3: over records whose key
+    appears in the synthetic data), the baseline CAP (sum of squared target shares), and the
+    share of original records an intruder predicts right with the most frequent synthetic
+    target of their key. ``--records FILE`` writes the individual CAP (Definition 1) of every
+    original record.
+    """
+
+    def body() -> None:
+        original, synthetic = opts.original_and_synthetic(files)
+        key_list = opts.split(keys, "--keys")
+        target_list = opts.split(targets, "--targets")
+        opts.check_output(output, "--output")
+        opts.check_output(records, "--records", (".csv",))
+        if records is not None and engine != "pandas":
+            raise CapkitError("--records needs --engine pandas: the other engines count "
+                              "without bringing records back to Python")
+        inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","))
+        opts.notes(inputs, quiet)
+        result = compute_cap(inputs, dropna=dropna, engine=engine, quiet=quiet,
+                             with_records=records is not None)
+        report = cap_report(result, opts.command_line(), opts.versions())
+        text = render(report, fmt)
+        opts.emit(text, output)
+        if records is not None:
+            result.records.to_csv(records, index=False)
+
+    opts.run_reporting_errors(body)
+

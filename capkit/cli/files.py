@@ -1,0 +1,246 @@
+"""The one reader of the ``capkit`` commands: read, check and align the original and synthetic
+files (CSV, Parquet, .rda/.rds) into an :class:`Inputs`, or check them for a DuckDB/Spark run.
+
+Every problem with the inputs is a :class:`~capkit.errors.CapkitError` naming the file, column
+or option, raised before anything is computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from capkit.counts import engines
+from capkit.counts.engines import duckdb as duck
+from capkit.data import io
+from capkit.data.align import align_frames
+from capkit.errors import CapkitError
+
+
+@dataclass
+class Inputs:
+    """The aligned data of a command, and what the user should be told about it."""
+
+    original: pd.DataFrame
+    synthetics: list[pd.DataFrame]
+    keys: list[str]
+    targets: list[str]
+    lines: list[str]
+    changes: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _levels(series: pd.Series) -> int:
+    return int(series.nunique(dropna=False))
+
+
+def _targets_with_levels(targets: list[str], levels: dict[str, int], min_levels: int,
+                         explicit: bool, warnings: list[str],
+                         values: dict[str, object] | None = None) -> list[str]:
+    """The targets with at least ``min_levels`` levels in the original; the others raise (if
+    the user named them) or are skipped with a warning."""
+    kept = []
+    for t in targets:
+        if levels[t] < min_levels:
+            shown = f" ({values[t]!r})" if values is not None else ""
+            message = (f"target column {t!r} has a single level{shown} in the original file: "
+                       "attribute disclosure needs at least two")
+            if explicit:
+                raise CapkitError(message)
+            warnings.append(message + "; skipped")
+        else:
+            kept.append(t)
+    if not kept:
+        raise CapkitError("no target left: every candidate target has a single level")
+    return kept
+
+
+def _check_file_arguments(synthetic: list[Path], keys: list[str], targets: list[str] | None
+                          ) -> None:
+    """At least one synthetic file; no target among the keys."""
+    if not synthetic:
+        raise CapkitError("give at least one synthetic file after the original file")
+    clash = [t for t in targets or [] if t in keys]
+    if clash:
+        raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be a key")
+
+
+def _check_same_columns(synthetic: list[Path], headers: list[list[str]]) -> None:
+    """Every synthesis must have the columns of the first one."""
+    for p, h in zip(synthetic[1:], headers[1:], strict=True):
+        if set(h) != set(headers[0]):
+            missing = [c for c in headers[0] if c not in h]
+            extra = [c for c in h if c not in headers[0]]
+            raise CapkitError(
+                f"synthetic file {p.name!r} has different columns from {synthetic[0].name!r}"
+                f" (missing: {missing}, extra: {extra}); every synthesis must have the same "
+                "columns")
+
+
+def _default_targets(synthetic_columns: Sequence[str], original_columns: Sequence[str],
+                     keys: list[str]) -> list[str]:
+    """Every synthetic column that is not a key and is in the original (when its columns are
+    known: ``original_columns`` empty means unknown)."""
+    targets = [c for c in synthetic_columns
+               if c not in keys and (not original_columns or c in original_columns)]
+    if not targets:
+        raise CapkitError("no target: the synthetic files have no column besides the keys "
+                          "that is also in the original file; give --targets")
+    return targets
+
+
+def _check_keys_present(label: str, present: dict[str, int]) -> None:
+    """A key with no non-missing value (``present``: key -> non-missing count) raises."""
+    for k, count in present.items():
+        if count == 0:
+            raise CapkitError(f"key column {k!r} is missing (NA) in every record of "
+                              f"{label}; a key must have values")
+
+
+def _unique_key_warnings(n: int, distinct: dict[str, int]) -> list[str]:
+    """A warning per key with as many distinct values as the ``n`` original records."""
+    return [f"key {k!r} has {d} distinct values in the {n} original records: every record is "
+            "unique on it, so every record is an identity-disclosure risk (is it an "
+            "identifier?)" for k, d in distinct.items() if n > 1 and d >= n]
+
+
+def load_inputs(
+    original: Path,
+    synthetic: Sequence[Path],
+    keys: list[str],
+    targets: list[str] | None,
+    na_values: Sequence[str],
+    *,
+    min_target_levels: int = 2,
+) -> Inputs:
+    """Read, check and align the files of a command (the input hardening of issue 8).
+
+    Raises :class:`CapkitError` for: a missing / unreadable / empty file; duplicated column
+    names; a key or target absent from a file; synthetic files with different columns; a key
+    that is missing in every record; an explicitly requested target with a single level; types
+    that cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values
+    as there are records (every record unique), and when a default target is skipped.
+    """
+    _check_file_arguments(synthetic, keys, targets)
+    headers = [io.read_columns(p) if io.exists(p) else None for p in synthetic]
+    for p, h in zip(synthetic, headers, strict=True):
+        if h is None:
+            raise CapkitError(f"synthetic file {str(p)!r} does not exist")
+    _check_same_columns(synthetic, headers)
+    explicit = targets is not None
+    if targets is None:
+        orig_header = io.read_columns(original) if io.exists(original) else []
+        targets = _default_targets(headers[0], orig_header, keys)
+    roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
+    needed = keys + targets
+    orig_file = io.read_table(original, needed, role="original", na_values=na_values,
+                              column_roles=roles)
+    syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
+                               column_roles=roles) for p in synthetic]
+    for f in [orig_file, *syn_files]:
+        _check_keys_present(f.label, {k: int(f.frame[k].count()) for k in keys})
+    n = len(orig_file.frame)
+    warnings = _unique_key_warnings(
+        n, {k: int(orig_file.frame[k].nunique(dropna=True)) for k in keys})
+    kept = _targets_with_levels(
+        targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
+        warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
+    aligned = align_frames(orig_file.frame, [f.frame for f in syn_files], keys + kept)
+    lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
+    lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
+              for j, f in enumerate(syn_files, start=1)]
+    lines.append(f"columns read: {', '.join(keys + kept)}")
+    return Inputs(aligned.original, aligned.synthetics, keys, kept, lines, aligned.changes,
+                  warnings)
+
+
+def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]
+                ) -> tuple[int, dict[str, int], dict[str, int], dict[str, int]]:
+    """One DuckDB pass over a file's relation: records, non-missing and distinct values of
+    the keys, number of levels (missing counted as one) of the targets."""
+    q = duck.quote
+    exprs = ["count(*)"] + [f"count({q(k)})" for k in keys]
+    exprs += [f"count(DISTINCT {q(k)})" for k in keys]
+    exprs += [f"count(DISTINCT {q(t)}) + (count({q(t)}) < count(*))::INTEGER" for t in targets]
+    try:
+        row = rel.aggregate(", ".join(exprs)).fetchall()[0]  # type: ignore[attr-defined]
+    except Exception as exc:  # duckdb's own exception hierarchy
+        raise CapkitError(f"{role} data could not be read by DuckDB: {exc}") from exc
+    n_k = len(keys)
+    values = [int(v) for v in row]
+    return (values[0], dict(zip(keys, values[1:1 + n_k], strict=True)),
+            dict(zip(keys, values[1 + n_k:1 + 2 * n_k], strict=True)),
+            dict(zip(targets, values[1 + 2 * n_k:], strict=True)))
+
+
+def load_engine_inputs(
+    original: Path,
+    synthetic: Sequence[Path],
+    keys: list[str],
+    targets: list[str] | None,
+    *,
+    min_target_levels: int = 2,
+) -> Inputs:
+    """The checks and notes of :func:`load_inputs` for a DuckDB/Spark run, without reading the
+    records into Python: headers from the file schemas, counts from one DuckDB pass per file
+    (one DuckDB relation per file serves both).
+
+    ``Inputs.original`` / ``Inputs.synthetics`` are then the paths (globs allowed), for the
+    engine to count. Columns are not type-aligned: a column must have the same kind (number,
+    text, date) in every file, else the engine raises a :class:`CapkitError` naming it.
+    """
+    _check_file_arguments(synthetic, keys, targets)
+    orig_src, syn_src = str(original), [str(p) for p in synthetic]
+    con = duck.connect()
+    try:
+        orig_rel = duck.relation(orig_src, con, "original")
+        syn_rels = [duck.relation(s, con, "synthetic") for s in syn_src]
+        orig_header = [str(c) for c in orig_rel.columns]
+        headers = [[str(c) for c in rel.columns] for rel in syn_rels]
+        _check_same_columns(synthetic, headers)
+        explicit = targets is not None
+        if targets is None:
+            targets = _default_targets(headers[0], orig_header, keys)
+        roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
+        for role, path, header in [("original", original, orig_header),
+                                   *[("synthetic", p, h) for p, h in
+                                     zip(synthetic, headers, strict=True)]]:
+            io.check_columns(header, keys + targets, f"{role} file {path.name!r}", roles)
+        n, present, distinct, levels = _file_stats(orig_rel, "original", keys, targets)
+        orig_label = f"original file {original.name!r}"
+        syn_counts = []
+        for p, rel in zip(synthetic, syn_rels, strict=True):
+            n_s, present_s, _, _ = _file_stats(rel, "synthetic", keys, [])
+            syn_counts.append(n_s)
+            for label, count, nonmissing in [(orig_label, n, present),
+                                             (f"synthetic file {p.name!r}", n_s, present_s)]:
+                if count == 0:
+                    raise CapkitError(f"{label} is empty: it has a header but no rows")
+                _check_keys_present(label, nonmissing)
+    finally:
+        con.close()
+    warnings = _unique_key_warnings(n, distinct)
+    kept = _targets_with_levels(targets, levels, min_target_levels, explicit, warnings)
+    lines = [f"original: {original.name} ({n} records, {len(orig_header)} columns)"]
+    lines += [f"synthetic {j}: {p.name} ({n_s} records)"
+              for j, (p, n_s) in enumerate(zip(synthetic, syn_counts, strict=True), start=1)]
+    lines.append(f"columns read: {', '.join(keys + kept)}")
+    return Inputs(orig_src, syn_src, keys, kept, lines, [], warnings)  # type: ignore[arg-type]
+
+
+def choose_disclosure_engine(engine: str, original: Path, synthetic: Sequence[Path]) -> str:
+    """The engine of a ``capkit disclosure`` run: ``engine`` unless it is ``auto``.
+
+    ``auto``: :func:`capkit.counts.engines.engine_for` on the files (DuckDB above
+    :data:`capkit.counts.engines.FILE_SIZE_THRESHOLD` bytes of Parquet/CSV, pandas otherwise); R
+    files, and files with a problem, go to pandas, whose reader reports the problem.
+    """
+    if engine != "auto":
+        return engine
+    try:
+        return engines.engine_for(str(original), [str(p) for p in synthetic])
+    except CapkitError:
+        return "pandas"

@@ -1,0 +1,37 @@
+"""``capkit reproduce``: run the experiments' notebooks and write the claims ledger."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from capkit import reproduce as reproduce_mod
+from capkit.errors import CapkitError
+
+
+@click.command()
+@click.option("--quick", is_flag=True, help="Use each experiment's quick parameters.")
+@click.option("--only", metavar="NAME", help="Run only this experiment.")
+@click.option("--store", is_flag=True,
+              help="Execute the notebooks in place, refreshing their stored outputs.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Project folder with experiments/ and notebooks/.")
+def reproduce(quick: bool, only: str | None, store: bool, root: Path) -> None:
+    """Execute the experiments' notebooks and write figures/claims.md."""
+    try:
+        ledgers = reproduce_mod.run(root.resolve(), quick=quick, only=only, store=store)
+    except CapkitError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if store:
+        click.echo("notebooks refreshed in place")
+        return
+    failed = [c for lg in ledgers for c in lg.claims if not c.ok]
+    total = sum(len(lg.claims) for lg in ledgers)
+    click.echo(f"{total} claims checked, {len(failed)} not reproduced; ledger: figures/claims.md")
+    for c in failed:
+        click.echo(f"  NOT reproduced: {c.id}: paper {c.paper}, reproduced {c.reproduced}",
+                   err=True)
+    if failed:
+        sys.exit(1)

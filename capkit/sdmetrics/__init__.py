@@ -1,0 +1,26 @@
+"""SDMetrics 0.32's single-table privacy metrics, number for number, from count tables.
+
+Every class here has the name, the ``compute`` / ``compute_breakdown`` signature and the return
+shape of its SDMetrics namesake (``sdmetrics.single_table.privacy``), so that code written for
+SDMetrics runs unchanged; SDMetrics' known bugs are reproduced and named in each class docstring
+and in ``docs/sdmetrics-differences.md``. The modules:
+
+* :mod:`~capkit.sdmetrics.cap_family`: CategoricalCAP, CategoricalZeroCAP,
+  CategoricalGeneralizedCAP.
+"""
+
+from capkit.sdmetrics.cap_family import (
+    CHUNK_CELLS,
+    CategoricalCAP,
+    CategoricalGeneralizedCAP,
+    CategoricalZeroCAP,
+    generalized_cap_probabilities,
+)
+
+__all__ = [
+    "CHUNK_CELLS",
+    "CategoricalCAP",
+    "CategoricalGeneralizedCAP",
+    "CategoricalZeroCAP",
+    "generalized_cap_probabilities",
+]

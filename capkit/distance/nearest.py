@@ -52,10 +52,11 @@ def _scan_pairs(
     best: np.ndarray,
     arg: np.ndarray,
     pair_batch: int,
+    numeric_cap: np.ndarray | None,
 ) -> None:
     """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
 
-    ``act`` holds the synthetic records to visit grouped by local combination (``a_count`` of
+    ``act`` holds the query records to visit grouped by local combination (``a_count`` of
     each); ``hj`` are reference combination ids. Pairs are enumerated in batches of
     ``pair_batch`` by index arithmetic, never as nested loops.
     """
@@ -72,7 +73,10 @@ def _scan_pairs(
         r_idx = r_order[r_start[hj[pid]] + offset % width]
         d = np.full(len(e), level)
         for k in range(num_s.shape[1]):
-            d += np.abs(num_s[s_idx, k] - num_r[r_idx, k])
+            term = np.abs(num_s[s_idx, k] - num_r[r_idx, k])
+            if numeric_cap is not None:
+                term = np.minimum(np.nan_to_num(term, nan=0.0), numeric_cap[k])
+            d += term
         _minimum_update(best, arg, s_idx, r_idx, d)
 
 
@@ -89,6 +93,58 @@ def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
     return np.empty(0), False
 
 
+def _one_hot(parts: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
+    """(rows, width) float32 indicator matrix: one 1 per categorical column of each row."""
+    matrix = np.zeros((len(parts), width), dtype=np.float32)
+    rows = np.repeat(np.arange(len(parts)), parts.shape[1])
+    matrix[rows, (parts + offsets).ravel()] = 1.0
+    return matrix
+
+
+class _Levels:
+    """Level matrices (query combinations x reference combinations), as indices into
+    ``values``, the sorted possible levels.
+
+    With equal weights the level is the number of differing columns, computed as ``p`` minus a
+    product of indicator matrices (exact in float32: small integers) when the indicator matrix
+    of the reference combinations is small enough, else by comparing column by column. With
+    unequal weights the weighted sum is formed column by column, in the order of
+    :func:`_level_values`, and looked up in the sorted values.
+    """
+
+    def __init__(self, parts: np.ndarray, ref_parts: np.ndarray, w_cat: np.ndarray,
+                 level_cells: int) -> None:
+        self.parts, self.ref_parts, self.w_cat = parts, ref_parts, w_cat
+        self.values, self.counting = _level_values(w_cat)
+        cards = parts.max(axis=0) + 1
+        self.offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
+        width = int(cards.sum())
+        self.ref_hot = None
+        if self.counting and len(ref_parts) * width <= level_cells:
+            self.ref_hot = _one_hot(ref_parts, self.offsets, width).T.copy()
+        self.width = width
+
+    def matrix(self, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Level indices of the combinations ``chunk`` against every reference combination,
+        and the level values they index."""
+        pc = self.parts.shape[1]
+        if self.counting:
+            dtype = np.uint8 if pc < 255 else np.uint16
+            if self.ref_hot is not None:
+                matches = _one_hot(self.parts[chunk], self.offsets, self.width) @ self.ref_hot
+                return (pc - matches).astype(dtype), self.values
+            levels = np.zeros((len(chunk), len(self.ref_parts)), dtype=dtype)
+            for k in range(pc):
+                levels += self.parts[chunk, k][:, None] != self.ref_parts[:, k][None, :]
+            return levels, self.values
+        weighted = np.zeros((len(chunk), len(self.ref_parts)))
+        for k in range(pc):
+            weighted += self.w_cat[k] * (self.parts[chunk, k][:, None]
+                                         != self.ref_parts[:, k][None, :])
+        values = self.values if len(self.values) else np.unique(weighted)
+        return np.searchsorted(values, weighted).astype(np.uint32), values
+
+
 def nearest(
     cat_s: np.ndarray,
     cat_r: np.ndarray,
@@ -96,16 +152,49 @@ def nearest(
     num_r: np.ndarray,
     w_cat: np.ndarray,
     *,
+    numeric_cap: np.ndarray | None = None,
     pair_batch: int = PAIR_BATCH,
     level_cells: int = LEVEL_CELLS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted (unnormalised) distance to and index of the closest reference record.
 
+    The distance of query record s to reference record o is
+    ``sum_k w_cat[k] * (cat_s[s, k] != cat_r[o, k]) + sum_k t_k`` with numeric terms
+    ``t_k = |num_s[s, k] - num_r[o, k]|``.
+
+    Parameters
+    ----------
+    cat_s, cat_r
+        (n, pc) and (m, pc) integer codes of the categorical columns (same coding in both).
+    num_s, num_r
+        (n, pq) and (m, pq) numeric values, already scaled (weight / range).
+    w_cat
+        (pc,) weights (> 0) of the categorical columns.
+    numeric_cap
+        (pq,) optional caps: ``t_k = min(|...|, numeric_cap[k])``, and a missing value (NaN) on
+        either side makes ``t_k = 0`` (the caller encodes missingness as a categorical column).
+        This is SDMetrics' DCR (:mod:`capkit.sdmetrics.dcr_distance`). Without it the values
+        must not be NaN.
+    pair_batch
+        Record pairs evaluated at once (memory ~ 40 bytes per pair).
+    level_cells
+        Cells of a level matrix held at once.
+
+    Returns
+    -------
+    best, arg
+        (n,) distance to the closest reference record and its row (the smallest row among the
+        equally close records visited).
+
+    Notes
+    -----
     Level 0 (same categorical combination) is a join; higher levels use a matrix of levels
-    between the categorical combinations of the still-unsettled synthetic records and the
-    reference combinations, visited in increasing order. A synthetic record is settled once its
+    between the categorical combinations of the still-unsettled query records and the
+    reference combinations, visited in increasing order. A query record is settled once its
     best distance is <= the next level, since the numeric part is >= 0 (and floating-point
-    addition of a non-negative number never decreases the level).
+    addition of a non-negative number never decreases the level). Pairs of combinations are
+    taken from the matrix a few levels at a time (as many as fit in an eighth of the matrix),
+    for the combinations that still have unsettled records.
     """
     n_s, n_r = len(cat_s), len(cat_r)
     pc = cat_s.shape[1]
@@ -124,11 +213,11 @@ def nearest(
     r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
     r_order = np.argsort(g_r, kind="stable")
     ref_combos = np.flatnonzero(r_count > 0)
-    ref_parts = parts[ref_combos]
     scan = {"r_count": r_count, "r_start": r_start, "r_order": r_order, "num_s": num_s,
-            "num_r": num_r, "best": best, "arg": arg, "pair_batch": pair_batch}
+            "num_r": num_r, "best": best, "arg": arg, "pair_batch": pair_batch,
+            "numeric_cap": numeric_cap}
 
-    # Level 0: synthetic records and reference records with the same categorical combination.
+    # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")
     combos, first = np.unique(g_s[s_order], return_index=True)
     counts = np.diff(np.append(first, n_s))
@@ -140,40 +229,59 @@ def nearest(
         return best, arg
 
     # Higher levels, for the records not settled yet.
-    values, counting = _level_values(w_cat)
     # every non-zero level is >= the smallest weight (all weights here are > 0)
     pending = s_order[best[s_order] > w_cat.min()]  # still grouped by combination
     if len(pending) == 0:
         return best, arg
     combos, first = np.unique(g_s[pending], return_index=True)
     counts = np.diff(np.append(first, len(pending)))
+    levels = _Levels(parts, parts[ref_combos], w_cat, level_cells)
     step = max(1, level_cells // max(len(ref_combos), 1))
     for lo in range(0, len(combos), step):
-        chunk = combos[lo : lo + step]
-        if counting:
-            levels = np.zeros((len(chunk), len(ref_combos)), dtype=np.uint8 if pc < 255 else
-                              np.uint16)
-            for k in range(pc):
-                levels += parts[chunk, k][:, None] != ref_parts[:, k][None, :]
-            steps = [(float(v), np.uint16(i)) for i, v in enumerate(values)]
-        else:
-            levels = np.zeros((len(chunk), len(ref_combos)))
-            for k in range(pc):
-                levels += w_cat[k] * (parts[chunk, k][:, None] != ref_parts[:, k][None, :])
-            found = values if len(values) else np.unique(levels)
-            steps = [(float(v), v) for v in found]
+        matrix, values = levels.matrix(combos[lo : lo + step])
         records = pending[first[lo] : first[lo] + counts[lo : lo + step].sum()]
-        chunk_of = np.repeat(np.arange(len(chunk)), counts[lo : lo + step])
-        for level, key in steps:
-            if level == 0:
-                continue
-            active = best[records] > level
-            if not active.any():
-                break
-            a_count = np.bincount(chunk_of[active], minlength=len(chunk))
-            gi, hj = np.nonzero((levels == key) & (a_count > 0)[:, None])
-            _scan_pairs(level, records[active], a_count, gi, ref_combos[hj], **scan)
+        chunk_of = np.repeat(np.arange(len(matrix)), counts[lo : lo + step])
+        _visit_levels(matrix, values, records, chunk_of, ref_combos, scan)
     return best, arg
+
+
+def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,
+                  chunk_of: np.ndarray, ref_combos: np.ndarray, scan: dict) -> None:
+    """Visit the levels >= 1 of one chunk of query combinations in increasing order.
+
+    ``matrix[g, h]`` indexes ``values``, the level of query combination g against reference
+    combination ``ref_combos[h]``; ``records`` are the chunk's query records, ``chunk_of`` the
+    row of ``matrix`` of each. The (g, h) pairs of a band of consecutive levels are extracted in
+    one pass over the rows that still have unsettled records.
+    """
+    best = scan["best"]
+    n_rows = len(matrix)
+    histogram = np.bincount(matrix.ravel(), minlength=len(values))
+    budget = max(matrix.size // 8, 1)
+    low = 1 if values[0] == 0 else 0
+    while low < len(values):
+        active = best[records] > values[low]
+        if not active.any():
+            return
+        a_count = np.bincount(chunk_of[active], minlength=n_rows)
+        rows = np.flatnonzero(a_count > 0)
+        cumulative = np.cumsum(histogram[low:])
+        high = low + max(1, int(np.searchsorted(cumulative, budget, side="right")))
+        band = np.zeros(len(values), dtype=bool)
+        band[low:high] = True
+        sub = matrix[rows] if len(rows) < n_rows else matrix
+        gi, hj = np.nonzero(band[sub])
+        gi = rows[gi] if len(rows) < n_rows else gi
+        level_of = matrix[gi, hj]
+        for index in range(low, high):
+            active = best[records] > values[index]
+            if not active.any():
+                return
+            a_count = np.bincount(chunk_of[active], minlength=n_rows)
+            take = (level_of == index) & (a_count[gi] > 0)
+            _scan_pairs(float(values[index]), records[active], a_count, gi[take],
+                        ref_combos[hj[take]], **scan)
+        low = high
 
 
 __all__ = ["LEVEL_CELLS", "PAIR_BATCH", "nearest"]

@@ -6,7 +6,10 @@ SDMetrics runs unchanged; SDMetrics' known bugs are reproduced and named in each
 and in ``docs/sdmetrics-differences.md``. The modules:
 
 * :mod:`~capkit.sdmetrics.cap_family`: CategoricalCAP, CategoricalZeroCAP,
-  CategoricalGeneralizedCAP.
+  CategoricalGeneralizedCAP;
+* :mod:`~capkit.sdmetrics.disclosure_protection`: DisclosureProtection,
+  DisclosureProtectionEstimate;
+* :mod:`~capkit.sdmetrics.inputs`: the input rules they share.
 """
 
 from capkit.sdmetrics.cap_family import (
@@ -16,11 +19,17 @@ from capkit.sdmetrics.cap_family import (
     CategoricalZeroCAP,
     generalized_cap_probabilities,
 )
+from capkit.sdmetrics.disclosure_protection import (
+    DisclosureProtection,
+    DisclosureProtectionEstimate,
+)
 
 __all__ = [
     "CHUNK_CELLS",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "DisclosureProtection",
+    "DisclosureProtectionEstimate",
     "generalized_cap_probabilities",
 ]

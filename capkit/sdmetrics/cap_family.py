@@ -55,18 +55,13 @@ from pandas.api import types as pdt
 from scipy import sparse
 
 from capkit import cap
-from capkit.counts.encode import as_list, combine_codes, validate_frames
-from capkit.counts.tables import crosstab
+from capkit.counts.encode import combine_codes, validate_frames
+from capkit.counts.tables import KeyTargetTable, crosstab
 from capkit.errors import CapkitError
+from capkit.sdmetrics.inputs import check_frames, field_list
 
 #: Cells (unmatched real keys x synthetic keys) handled at once by the Generalized score.
 CHUNK_CELLS = 2**22
-
-
-def _field_list(fields: str | Sequence[str] | None, argument: str) -> list[str]:
-    if fields is None:
-        raise CapkitError(f"{argument} is required: give a list of column names")
-    return as_list(fields, argument)
 
 
 def _validate(
@@ -76,18 +71,9 @@ def _validate(
     sensitive_fields: str | Sequence[str] | None,
 ) -> tuple[list[str], list[str]]:
     """SDMetrics' input rules, as CapkitError: same columns, supported dtypes, non-empty lists."""
-    keys = _field_list(key_fields, "key_fields")
-    sensitive = _field_list(sensitive_fields, "sensitive_fields")
-    for name, frame in (("real_data", real_data), ("synthetic_data", synthetic_data)):
-        if not isinstance(frame, pd.DataFrame):
-            raise CapkitError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    only_real = [c for c in real_data.columns if c not in set(synthetic_data.columns)]
-    only_synthetic = [c for c in synthetic_data.columns if c not in set(real_data.columns)]
-    if only_real or only_synthetic:
-        raise CapkitError(
-            "real_data and synthetic_data must have the same columns (as in SDMetrics): "
-            f"only in real_data {only_real}, only in synthetic_data {only_synthetic}"
-        )
+    keys = field_list(key_fields, "key_fields")
+    sensitive = field_list(sensitive_fields, "sensitive_fields")
+    check_frames({"real_data": real_data, "synthetic_data": synthetic_data})
     overlap = [c for c in sensitive if c in keys]
     if overlap:
         raise CapkitError(
@@ -147,15 +133,7 @@ class CategoricalCAP:
         """
         keys, sensitive = _validate(real_data, synthetic_data, key_fields, sensitive_fields)
         table = crosstab(real_data, synthetic_data, keys, sensitive)
-        return cls._score(table.original, table.synthetic)
-
-    @classmethod
-    def _score(cls, o: cap.Table, s: cap.Table) -> float:
-        m_j = np.asarray(s.sum(axis=0)).ravel()
-        covered = np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum()
-        if cls.version == 2 and covered == 0:
-            return float("nan")
-        return 1.0 - cap.average_cap(o, s, version=cls.version)
+        return one_minus_cap(table.original, table.synthetic, cls.version)
 
 
 class CategoricalZeroCAP(CategoricalCAP):
@@ -199,6 +177,16 @@ class CategoricalGeneralizedCAP:
         return 1.0 - float(probabilities.mean())
 
 
+def one_minus_cap(o: cap.Table, s: cap.Table, version: int) -> float:
+    """``1 - average CAP`` (version 1 or 2) of two count tables, SDMetrics' score; NaN for
+    version 2 when no real key occurs in the synthetic data (SDMetrics' value)."""
+    m_j = np.asarray(s.sum(axis=0)).ravel()
+    covered = np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum()
+    if version == 2 and covered == 0:
+        return float("nan")
+    return 1.0 - cap.average_cap(o, s, version=version)
+
+
 def generalized_cap_probabilities(
     real_data: pd.DataFrame,
     synthetic_data: pd.DataFrame,
@@ -221,12 +209,71 @@ def generalized_cap_probabilities(
     (n,) float array in the row order of ``real_data``.
     """
     table = crosstab(real_data, synthetic_data, list(key_fields), list(sensitive_fields))
-    tgt_r, key_r = table.record_cell.T
-    tgt_s, key_s = table.synthetic_record_cell.T
-    # per-column codes of each key combination (the MultiIndex codes; a missing value, -1
-    # there, shifted to a level of its own)
-    key_parts = np.column_stack(table.keys.codes).astype(np.int64) + 1
-    s = table.synthetic
+    return generalized_probabilities_of_cells(
+        key_parts(table), table.record_cell, table.synthetic_record_cell, table.synthetic,
+        chunk_cells=chunk_cells)
+
+
+def key_parts(table: KeyTargetTable) -> np.ndarray:
+    """(J, p) per-column codes of each key combination of a count table (the MultiIndex codes;
+    a missing value, -1 there, shifted to a level of its own)."""
+    return np.column_stack(table.keys.codes).astype(np.int64) + 1
+
+
+def count_cells(cells: np.ndarray, shape: tuple[int, int]) -> sparse.csr_array:
+    """(I, J) sparse count table of records given as (target, key) cells."""
+    ones = np.ones(len(cells), dtype=np.int64)
+    return sparse.coo_array((ones, (cells[:, 0], cells[:, 1])), shape=shape).tocsr()
+
+
+def protection_of_cells(
+    method: str,
+    cells_r: np.ndarray,
+    cells_s: np.ndarray,
+    parts: np.ndarray,
+    n_targets: int,
+    *,
+    chunk_cells: int = CHUNK_CELLS,
+) -> float:
+    """The score of SDMetrics' ``CategoricalCAP`` (``method="cap"``), ``CategoricalZeroCAP``
+    (``"zero_cap"``) or ``CategoricalGeneralizedCAP`` (``"generalized_cap"``) of records given
+    as cells of one count grid.
+
+    Parameters
+    ----------
+    method
+        ``"cap"``, ``"zero_cap"`` or ``"generalized_cap"``.
+    cells_r, cells_s
+        (n, 2) and (m, 2) (target, key) cells of the real and synthetic records (e.g. rows of a
+        :class:`~capkit.counts.table.KeyTargetTable`'s ``record_cell``), any subset of them.
+    parts
+        (J, p) per-column codes of the key combinations (:func:`key_parts`).
+    n_targets
+        Number of target levels I of the grid.
+    """
+    shape = (n_targets, len(parts))
+    s = count_cells(cells_s, shape)
+    if method == "generalized_cap":
+        probability = generalized_probabilities_of_cells(parts, cells_r, cells_s, s,
+                                                         chunk_cells=chunk_cells)
+        return 1.0 - float(probability.mean())
+    return one_minus_cap(count_cells(cells_r, shape), s, 2 if method == "cap" else 1)
+
+
+def generalized_probabilities_of_cells(
+    parts: np.ndarray,
+    cells_r: np.ndarray,
+    cells_s: np.ndarray,
+    s: cap.Table,
+    *,
+    chunk_cells: int = CHUNK_CELLS,
+) -> np.ndarray:
+    """Per real record (a row of ``cells_r``), the generalized CAP probability.
+
+    ``s`` is the synthetic count table of ``cells_s``; ``parts`` as :func:`key_parts`.
+    """
+    tgt_r, key_r = cells_r.T
+    tgt_s, key_s = cells_s.T
     m_j = np.asarray(s.sum(axis=0)).ravel().astype(np.float64)
     probability = np.zeros(len(key_r))
 
@@ -238,10 +285,10 @@ def generalized_cap_probabilities(
 
     # Unmatched real keys: pool the synthetic keys at minimal Hamming distance (>= 1).
     rows = np.flatnonzero(~matched)
-    if len(rows) and key_parts.shape[1] > 1:
-        rows = _distance_one(key_parts, key_r, key_s, tgt_r, tgt_s, rows, probability)
+    if len(rows) and parts.shape[1] > 1:
+        rows = _distance_one(parts, key_r, key_s, tgt_r, tgt_s, rows, probability)
     if len(rows):
-        _nearest_pool(key_parts, key_r, tgt_r, s, m_j, rows, probability, chunk_cells)
+        _nearest_pool(parts, key_r, tgt_r, s, m_j, rows, probability, chunk_cells)
     return probability
 
 
@@ -332,8 +379,14 @@ def _nearest_pool(
 
 
 __all__ = [
+    "CHUNK_CELLS",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "count_cells",
     "generalized_cap_probabilities",
+    "generalized_probabilities_of_cells",
+    "key_parts",
+    "one_minus_cap",
+    "protection_of_cells",
 ]

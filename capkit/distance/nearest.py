@@ -18,6 +18,8 @@ Used by :func:`capkit.distance.dcr` (Gower; Minieri, seeds/004) and by SDMetrics
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from capkit.counts.encode import combine_codes
@@ -155,6 +157,7 @@ def nearest(
     numeric_cap: np.ndarray | None = None,
     pair_batch: int = PAIR_BATCH,
     level_cells: int = LEVEL_CELLS,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted (unnormalised) distance to and index of the closest reference record.
 
@@ -179,6 +182,8 @@ def nearest(
         Record pairs evaluated at once (memory ~ 40 bytes per pair).
     level_cells
         Cells of a level matrix held at once.
+    progress
+        Called with a number of query records each time that many are settled (for a bar).
 
     Returns
     -------
@@ -226,11 +231,15 @@ def nearest(
     local = np.flatnonzero(shared)
     _scan_pairs(0.0, act, counts[shared], np.arange(len(local)), combos[local], **scan)
     if pc == 0:
+        if progress is not None:
+            progress(n_s)
         return best, arg
 
     # Higher levels, for the records not settled yet.
     # every non-zero level is >= the smallest weight (all weights here are > 0)
     pending = s_order[best[s_order] > w_cat.min()]  # still grouped by combination
+    if progress is not None:
+        progress(n_s - len(pending))
     if len(pending) == 0:
         return best, arg
     combos, first = np.unique(g_s[pending], return_index=True)
@@ -242,6 +251,8 @@ def nearest(
         records = pending[first[lo] : first[lo] + counts[lo : lo + step].sum()]
         chunk_of = np.repeat(np.arange(len(matrix)), counts[lo : lo + step])
         _visit_levels(matrix, values, records, chunk_of, ref_combos, scan)
+        if progress is not None:
+            progress(len(records))
     return best, arg
 
 

@@ -9,6 +9,9 @@ and in ``docs/sdmetrics-differences.md``. The modules:
   CategoricalGeneralizedCAP;
 * :mod:`~capkit.sdmetrics.disclosure_protection`: DisclosureProtection,
   DisclosureProtectionEstimate;
+* :mod:`~capkit.sdmetrics.dcr_distance`: SDMetrics' distance to closest record
+  (``calculate_dcr``), exact, on :mod:`capkit.distance.nearest`;
+* :mod:`~capkit.sdmetrics.dcr`: DCRBaselineProtection, DCROverfittingProtection;
 * :mod:`~capkit.sdmetrics.inputs`: the input rules they share.
 """
 
@@ -19,6 +22,7 @@ from capkit.sdmetrics.cap_family import (
     CategoricalZeroCAP,
     generalized_cap_probabilities,
 )
+from capkit.sdmetrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from capkit.sdmetrics.disclosure_protection import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
@@ -29,6 +33,8 @@ __all__ = [
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "DCRBaselineProtection",
+    "DCROverfittingProtection",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
     "generalized_cap_probabilities",

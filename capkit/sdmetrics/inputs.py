@@ -67,6 +67,33 @@ def check_positive_int(value: object, argument: str) -> int:
     return int(value)
 
 
+def single_table_metadata(metadata: object, table_name: str | None) -> dict:
+    """The single-table metadata dict (``{"columns": {name: {"sdtype": ...}}}``) of SDMetrics'
+    metadata: a single-table dict, or a multi-table dict (``{"tables": {...}}``) and the table's
+    name (optional when it has one table)."""
+    if table_name is not None and not isinstance(table_name, str):
+        raise CapkitError(f"table_name must be a string or None, got {table_name!r}")
+    if not isinstance(metadata, dict):
+        raise CapkitError(
+            "metadata must be a dict such as {'columns': {'age': {'sdtype': 'numerical'}, ...}}, "
+            f"got {type(metadata).__name__}")
+    if "tables" in metadata:
+        tables = metadata["tables"]
+        if not isinstance(tables, dict) or not tables:
+            raise CapkitError("metadata['tables'] must be a non-empty dict of table metadata")
+        if table_name is None:
+            if len(tables) > 1:
+                raise CapkitError("metadata holds several tables; give table_name")
+            table_name = next(iter(tables))
+        if table_name not in tables:
+            raise CapkitError(f"unknown table {table_name!r}; metadata has {list(tables)}")
+        metadata = tables[table_name]
+    columns = metadata.get("columns") if isinstance(metadata, dict) else None
+    if not isinstance(columns, dict):
+        raise CapkitError("the table metadata needs a 'columns' dict (column -> {'sdtype': ...})")
+    return metadata
+
+
 def random_state(seed: int | np.random.RandomState | None) -> np.random.RandomState:
     """The legacy NumPy random state SDMetrics draws from.
 
@@ -84,4 +111,5 @@ def random_state(seed: int | np.random.RandomState | None) -> np.random.RandomSt
             f"seed must be an int, a numpy RandomState or None, got {seed!r}") from exc
 
 
-__all__ = ["check_frames", "check_positive_int", "check_present", "field_list", "random_state"]
+__all__ = ["check_frames", "check_positive_int", "check_present", "field_list", "random_state",
+           "single_table_metadata"]

@@ -306,8 +306,9 @@ def _dcr_core(
     Level 0 (same categorical combination) is a join; higher levels use a matrix of levels
     between the categorical combinations of the still-unsettled synthetic records and the
     reference combinations, visited in increasing order. A synthetic record is settled once its
-    best distance is <= the next level, since the numeric part is >= 0 (and floating-point
-    addition of a non-negative number never decreases the level).
+    best distance is < the next level, since the numeric part is >= 0 (and floating-point
+    addition of a non-negative number never decreases the level); a best distance equal to the
+    next level is visited there too, so equally close records tie to the lowest position.
     """
     n_s, n_r = len(cat_s), len(cat_r)
     pc = cat_s.shape[1]
@@ -344,7 +345,9 @@ def _dcr_core(
     # Higher levels, for the records not settled yet.
     values, counting = _level_values(w_cat)
     # every non-zero level is >= the smallest weight (all weights here are > 0)
-    pending = s_order[best[s_order] > w_cat.min()]  # still grouped by combination
+    # a record whose best equals a level can still meet a lower-indexed record as close at
+    # that level, so it is visited there too (>=): ties go to the lowest reference position
+    pending = s_order[best[s_order] >= w_cat.min()]  # still grouped by combination
     if len(pending) == 0:
         return best, arg
     combos, first = np.unique(g_s[pending], return_index=True)
@@ -369,7 +372,7 @@ def _dcr_core(
         for level, key in steps:
             if level == 0:
                 continue
-            active = best[records] > level
+            active = best[records] >= level
             if not active.any():
                 break
             a_count = np.bincount(chunk_of[active], minlength=len(chunk))
@@ -387,8 +390,8 @@ class DCRResult:
     distance
         (n,) Gower DCR in [0, 1], in the row order of the synthetic data.
     index
-        (n,) position (0-based row number) in the reference data of a closest record (the
-        smallest position among equally close records found).
+        (n,) position (0-based row number) in the reference data of a closest record: the
+        smallest position among equally close records.
     columns
         The columns, weights and ranges used.
     """

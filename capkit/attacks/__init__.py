@@ -3,6 +3,7 @@ membership control that tells disclosure from inference anyone could make. Names
 
 from capkit.attacks.attackers import DEFAULT_ATTACKERS, REGISTRY, Attacker
 from capkit.attacks.attribute import AttackResult, GroupScore, attribute_attack
+from capkit.attacks.baseline import baseline_summary, baseline_table
 
 __all__ = [
     "DEFAULT_ATTACKERS",
@@ -11,4 +12,6 @@ __all__ = [
     "Attacker",
     "GroupScore",
     "attribute_attack",
+    "baseline_summary",
+    "baseline_table",
 ]

@@ -133,8 +133,12 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
     },
 }
 
-#: The attackers of :func:`capkit.attacks.baseline.baseline_table` by default.
-DEFAULT_ATTACKERS = ("cap", "gcap", "nn", "rf", "svm", "nb", "knn", "lr", "ensemble")
+#: The attackers of :func:`capkit.attacks.baseline.baseline_table` by default, by target kind
+#: (the dummy is always added).
+DEFAULT_ATTACKERS: dict[str, tuple[str, ...]] = {
+    CATEGORICAL: ("cap", "gcap", "nn", "rf", "svm", "nb", "knn", "lr", "ensemble"),
+    NUMERIC: ("cap", "gcap", "nn", "rf", "svm", "mlp", "knn", "lr", "ensemble"),
+}
 
 
 def resolve(attacker: str | BaseEstimator | Attacker, kind: str) -> Attacker:

@@ -5,11 +5,18 @@ key K_j, ``s[i, j]`` the same for the synthetic data set S; n = sum(o), m = sum(
 m_j = sum_i s[i, j]. Rows are targets, columns are keys. Every function takes dense numpy arrays
 or ``scipy.sparse`` matrices (as produced by :func:`capkit.counts.tables.crosstab` for large
 tables).
+
+Membership control: :func:`average_cap` and :func:`record_cap` take an optional ``holdout``
+(original records that were *not* used to make S). The holdout's CAP against the same S is the
+level an intruder reaches by inference about the population; the members' CAP above it is what
+the synthesis disclosed about its own records (compared by
+:func:`capkit.membership.compare_to_control`). Without a holdout every number is as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -17,6 +24,7 @@ from scipy import sparse
 
 from capkit.counts.tables import Table, crosstab
 from capkit.errors import CapkitError
+from capkit.membership import ControlComparison, compare_to_control
 
 
 def as_count_table(table: object, name: str) -> Table:
@@ -107,7 +115,60 @@ def _attributed(o: Table, s: Table) -> tuple[float, np.ndarray]:
     return float((numerators[present] / m_j[present]).sum()), m_j
 
 
-def average_cap(o: object, s: object, version: int = 1) -> float:
+@dataclass(frozen=True)
+class CapControl:
+    """Average CAP of the members and of a holdout against the same synthetic data.
+
+    Attributes
+    ----------
+    version
+        1 (Definition 2) or 2 (Definition 3).
+    members, holdout
+        Average CAP of the members (the number :func:`average_cap` returns without a holdout)
+        and of the holdout records.
+    difference
+        ``members - holdout``: what the synthetic data tells about its own records beyond what
+        it tells about other records of the population.
+    baseline_members, baseline_holdout
+        The no-information level of each group, sum_i p_i^2 of its target shares
+        (:func:`baseline_cap`).
+    n_members, n_holdout
+        Records averaged over (version 2: those whose key appears in S).
+    comparison
+        The shared membership control (:func:`capkit.membership.compare_to_control`) on the
+        expected numbers of correct attributions ``CAP * n`` of each group: rates with Wilson
+        intervals, the risk ``(members - holdout) / (1 - holdout)`` with its interval, and the
+        advantage (= ``difference``).
+    """
+
+    version: int
+    members: float
+    holdout: float
+    difference: float
+    baseline_members: float
+    baseline_holdout: float
+    n_members: int
+    n_holdout: int
+    comparison: ControlComparison
+
+
+def _average(o: object, s: object, version: int, name: str) -> tuple[float, int]:
+    """Average CAP and the number of records it averages over."""
+    o_t, s_t = _pair(o, s)
+    total, m_j = _attributed(o_t, s_t)
+    if version == 1:
+        return total / int(o_t.sum()), int(o_t.sum())
+    covered = int(_column_sums(o_t)[m_j > 0].sum())
+    if covered == 0:
+        raise CapkitError(
+            f"average CAP version 2 is undefined for the {name}: no key of them appears in the "
+            "synthetic data (|A| = n, Definition 3)"
+        )
+    return total / covered, covered
+
+
+def average_cap(o: object, s: object, version: int = 1, *, holdout: object = None,
+                confidence: float = 0.95) -> float | CapControl:
     """Average CAP of original data O with synthetic data S.
 
     Version 1 (Definition 2) averages the individual CAPs of all n original records, a record
@@ -120,6 +181,16 @@ def average_cap(o: object, s: object, version: int = 1) -> float:
         (I, J) count tables, rows = targets, columns = keys.
     version
         1 or 2.
+    holdout
+        Optional (I, J) counts of holdout records (not used to make S) on the same grid, e.g.
+        ``crosstab(original, synthetic, keys, target, holdout=frame).holdout``. Then the result
+        is a :class:`CapControl` whose ``members`` is the number returned without a holdout.
+    confidence
+        Confidence level of the control's intervals.
+
+    Returns
+    -------
+    float, or :class:`CapControl` with a holdout.
 
     Raises
     ------
@@ -129,18 +200,23 @@ def average_cap(o: object, s: object, version: int = 1) -> float:
     """
     if version not in (1, 2):
         raise CapkitError(f"version must be 1 or 2 (Definitions 2 and 3), got {version!r}")
-    o_t, s_t = _pair(o, s)
-    total, m_j = _attributed(o_t, s_t)
-    n = int(o_t.sum())
-    if version == 1:
-        return total / n
-    covered = int(_column_sums(o_t)[m_j > 0].sum())
-    if covered == 0:
+    members, n_members = _average(o, s, version, "original records")
+    if holdout is None:
+        return members
+    h_t = as_count_table(holdout, "holdout (holdout table)")
+    shape = as_count_table(s, "s (synthetic table)").shape
+    if h_t.shape != shape:
         raise CapkitError(
-            "average CAP version 2 is undefined: no key of the original data appears in the "
-            "synthetic data (|A| = n, Definition 3)"
+            f"holdout must have the shape of o and s (targets x keys, the same grid), got "
+            f"{h_t.shape} and {shape}; build all three with crosstab(..., holdout=...)"
         )
-    return total / covered
+    if h_t.sum() == 0:
+        raise CapkitError("holdout (holdout table) holds no records")
+    held, n_held = _average(h_t, s, version, "holdout records")
+    comparison = compare_to_control(members * n_members, n_members, held * n_held, n_held,
+                                    confidence=confidence)
+    return CapControl(version, members, held, members - held, baseline_cap(o),
+                      baseline_cap(h_t), n_members, n_held, comparison)
 
 
 def correct_predictions(o: object, s: object) -> float:
@@ -191,6 +267,7 @@ def record_cap(
     target: str | Sequence[str],
     *,
     dropna: bool = False,
+    holdout: pd.DataFrame | None = None,
 ) -> pd.Series:
     """Individual CAP (Definition 1) of every original record, indexed like ``original``.
 
@@ -198,17 +275,31 @@ def record_cap(
     CAP.
     Records dropped with ``dropna=True`` get NaN. ``record_cap(...).mean()`` is the average CAP,
     version 1.
+
+    With a ``holdout`` (records not used to make the synthetic data) the holdout records get
+    their CAP against the same synthetic data too, and the Series has a two-level index
+    ``(group, record)``: ``.loc["member"]`` is the Series returned without a holdout,
+    ``.loc["holdout"]`` is indexed like ``holdout``; ``.groupby(level="group").mean()`` gives
+    both average CAPs (version 1).
     """
-    table = crosstab(original, synthetic, keys, target, dropna=dropna)
+    table = crosstab(original, synthetic, keys, target, dropna=dropna, holdout=holdout)
     cap = _individual(table.synthetic)  # crosstab counts are int64 already
-    i, j = table.record_cell[:, 0], table.record_cell[:, 1]
-    kept = i >= 0
-    values = np.full(len(i), np.nan)
-    if sparse.issparse(cap):
-        values[kept] = np.asarray(cap[i[kept], j[kept]]).ravel()
-    else:
-        values[kept] = cap[i[kept], j[kept]]
-    return pd.Series(values, index=original.index, name="CAP")
+
+    def values(cells: np.ndarray) -> np.ndarray:
+        i, j = cells[:, 0], cells[:, 1]
+        kept = i >= 0
+        out = np.full(len(i), np.nan)
+        if sparse.issparse(cap):
+            out[kept] = np.asarray(cap[i[kept], j[kept]]).ravel()
+        else:
+            out[kept] = cap[i[kept], j[kept]]
+        return out
+
+    members = pd.Series(values(table.record_cell), index=original.index, name="CAP")
+    if holdout is None:
+        return members
+    held = pd.Series(values(table.holdout_record_cell), index=holdout.index, name="CAP")
+    return pd.concat({"member": members, "holdout": held}, names=["group", "record"])
 
 
 def as_count_stack(s_stack: object, shape: tuple[int, int]) -> np.ndarray:

@@ -28,24 +28,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, clone, is_classifier
-from sklearn.compose import ColumnTransformer
+from sklearn.base import BaseEstimator
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
+from capkit.attacks.attackers import resolve
+from capkit.attacks.fit import predict
+from capkit.attacks.grid import prepare
 from capkit.cap import record_cap
-from capkit.counts.encode import validate_frames
-from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
-
-#: How a missing categorical value is spelled for the encoder (a level of its own).
-NA_LEVEL = "<NA>"
-
-
-def _as_text(series: pd.Series) -> pd.Series:
-    """A categorical column as strings with missing values as the level ``<NA>``."""
-    return series.astype(object).where(series.notna(), NA_LEVEL).astype(str)
 
 
 @dataclass(frozen=True)
@@ -93,35 +83,6 @@ class AttributeRisk:
         )
 
 
-def _model(
-    estimator: BaseEstimator | None, kind: str, categorical: list[str], numeric: list[str],
-    seed: int,
-) -> Pipeline:
-    if estimator is None:
-        estimator = (KNeighborsClassifier(n_neighbors=3) if kind == "categorical"
-                     else KNeighborsRegressor(n_neighbors=3))
-    if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-        raise CapkitError("estimator must be a scikit-learn estimator with fit and predict")
-    model = clone(estimator)
-    if "random_state" in model.get_params():
-        model.set_params(random_state=seed)
-    encode = ColumnTransformer(
-        [("categorical", OneHotEncoder(handle_unknown="ignore"), categorical),
-         ("numeric", MinMaxScaler(), numeric)],
-        sparse_threshold=0.0,
-    )
-    return Pipeline([("encode", encode), ("model", model)])
-
-
-def _features(frame: pd.DataFrame, categorical: list[str], numeric: list[str]) -> pd.DataFrame:
-    out = pd.DataFrame(index=frame.index)
-    for column in categorical:
-        out[column] = _as_text(frame[column])
-    for column in numeric:
-        out[column] = frame[column].astype(np.float64)
-    return out
-
-
 def attribute_risk(
     original: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -133,6 +94,10 @@ def attribute_risk(
     seed: int = 0,
 ) -> AttributeRisk:
     """Classification-based attribute disclosure risk (Hu, lecture part 3, "Procedure").
+
+    Runs through the attack machinery of :mod:`capkit.attacks` (one way to run a classifier
+    attack): the estimator is an ``"estimator"`` attacker fitted on the records (one-hot
+    categorical keys, min-max scaled numeric keys), predicting per key combination.
 
     Parameters
     ----------
@@ -164,71 +129,40 @@ def attribute_risk(
         in the other, missing values in a numeric key, an unknown ``kind``, an estimator of the
         wrong type for the target.
     """
-    key_cols = [keys] if isinstance(keys, str) else list(keys)
-    if not key_cols:
-        raise CapkitError("keys is empty: give at least one key column")
-    if not isinstance(target, str):
-        raise CapkitError(f"target must be one column name, got {target!r}")
-    validate_frames(original, synthetic, key_cols, [target])
-    if kind == "auto":
-        kind = "numeric" if is_numeric(original[target]) else "categorical"
-    if kind not in ("categorical", "numeric"):
-        raise CapkitError(f"kind must be 'categorical', 'numeric' or 'auto', got {kind!r}")
-    if estimator is not None and is_classifier(estimator) != (kind == "categorical"):
-        raise CapkitError(
-            f"estimator {type(estimator).__name__} does not fit a {kind} target {target!r}: "
-            "use a classifier for a categorical target and a regressor for a numeric one"
-        )
-    numeric = [c for c in key_cols if is_numeric(original[c])]
-    categorical = [c for c in key_cols if c not in numeric]
-    for column in numeric:
-        for name, frame in (("original", original), ("synthetic", synthetic)):
-            if frame[column].isna().any():
-                raise CapkitError(
-                    f"numeric key {column!r} has missing values in {name} data; impute them or "
-                    "make the key categorical"
-                )
-
-    def response(frame: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
-        if kind == "numeric":
-            if not is_numeric(frame[target]):
-                raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
-            y = frame[target].astype(np.float64)
-            return y, y.notna().to_numpy()
-        return _as_text(frame[target]), np.ones(len(frame), dtype=bool)
-
-    y_syn, keep_syn = response(synthetic)
-    y_org, keep_org = response(original)
-    if not keep_syn.any() or not keep_org.any():
+    grid = prepare(original, synthetic, keys, target, kind=kind)
+    if estimator is None:
+        estimator = (KNeighborsClassifier(n_neighbors=3) if grid.kind == "categorical"
+                     else KNeighborsRegressor(n_neighbors=3))
+    spec = resolve(estimator, grid.kind)
+    if not grid.known("synthetic").any():
         raise CapkitError(f"target {target!r} has no non-missing value to learn from")
-    x_syn = _features(synthetic[keep_syn], categorical, numeric)
-    x_org = _features(original[keep_org], categorical, numeric)
-    y_syn, y_org = y_syn[keep_syn], y_org[keep_org]
-
-    from_syn = _model(estimator, kind, categorical, numeric, seed).fit(x_syn, y_syn)
-    from_org = _model(estimator, kind, categorical, numeric, seed).fit(x_org, y_org)
-    pred_syn = np.asarray(from_syn.predict(x_org))
-    pred_org = np.asarray(from_org.predict(x_org))
-    observed = y_org.to_numpy()
-    if kind == "numeric":
+    keep = grid.known("members")
+    cells = grid.cells("members")[keep]
+    combos, inverse = np.unique(cells[:, 1], return_inverse=True)
+    pred_syn = predict(spec, grid, "synthetic", combos, seed)[inverse]
+    pred_org = predict(spec, grid, "members", combos, seed)[inverse]
+    if grid.kind == "numeric":
+        observed = grid.values[cells[:, 0]]
         risk_syn = float(np.mean((pred_syn - observed) ** 2))
         risk_org = float(np.mean((pred_org - observed) ** 2))
         scale = np.where(observed != 0, np.abs(observed), np.nan)
         err_syn = np.abs(pred_syn - observed) / scale
         err_org = np.abs(pred_org - observed) / scale
     else:
-        risk_syn = float(np.mean(pred_syn == observed))
-        risk_org = float(np.mean(pred_org == observed))
-        err_syn = (pred_syn != observed).astype(np.float64)
-        err_org = (pred_org != observed).astype(np.float64)
+        labels = np.asarray(grid.table.targets.to_flat_index(), dtype=object)
+        risk_syn = float(np.mean(pred_syn == cells[:, 0]))
+        risk_org = float(np.mean(pred_org == cells[:, 0]))
+        err_syn = (pred_syn != cells[:, 0]).astype(np.float64)
+        err_org = (pred_org != cells[:, 0]).astype(np.float64)
+        observed, pred_syn, pred_org = labels[cells[:, 0]], labels[pred_syn], labels[pred_org]
     defined = ~np.isnan(err_syn) & ~np.isnan(err_org)
     share = float(np.mean(err_syn[defined] > err_org[defined])) if defined.any() else float("nan")
     records = pd.DataFrame({
         "observed": observed, "predicted (synthetic)": pred_syn, "predicted (original)": pred_org,
         "error (synthetic)": err_syn, "error (original)": err_org,
-    }, index=original.index[keep_org])
-    return AttributeRisk(kind, target, tuple(key_cols), risk_syn, risk_org, records, share,
-                         int((~keep_org).sum()))
+    }, index=original.index[keep])
+    return AttributeRisk(grid.kind, target, grid.keys, risk_syn, risk_org, records, share,
+                         int((~keep).sum()))
 
 
 def record_cap_comparison(
@@ -251,4 +185,4 @@ def record_cap_comparison(
     })
 
 
-__all__ = ["NA_LEVEL", "AttributeRisk", "attribute_risk", "record_cap_comparison"]
+__all__ = ["AttributeRisk", "attribute_risk", "record_cap_comparison"]

@@ -19,6 +19,7 @@ from capkit import plots
 from capkit.cli import options as opts
 from capkit.cli.files import Inputs, choose_disclosure_engine, load_engine_inputs, load_inputs
 from capkit.counts.engines import duckdb as duck
+from capkit.counts.engines import spark as spark_engine
 from capkit.disclosure import disclosure_summary
 from capkit.errors import CapkitError
 from capkit.plots.disclosure import plot_summary
@@ -118,8 +119,6 @@ def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[
         finally:
             con.close()
     else:
-        from capkit.counts.engines import spark as spark_engine  # optional: pyspark
-
         spark = spark_engine.session()
         tables = [spark_engine.spark_frame(p, spark, r, columns).select(
             *[spark_engine._col(c) for c in columns]) for p, r in zip(paths, roles, strict=True)]

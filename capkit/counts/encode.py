@@ -50,14 +50,16 @@ def validate_frames(
     synthetic: pd.DataFrame,
     keys: list[str],
     targets: list[str],
+    names: tuple[str, str] = ("original", "synthetic"),
 ) -> None:
     """Raise :class:`CapkitError` unless both frames can be cross-tabulated on keys x targets.
 
     Checks: both are non-empty DataFrames without duplicated column names, every key and target
     column is present in both, no target is also a key, and each column has the same kind
-    (numeric, text or datetime) in both frames.
+    (numeric, text or datetime) in both frames. ``names`` name the two frames in messages.
     """
-    for name, frame in (("original", original), ("synthetic", synthetic)):
+    name_o, name_s = names
+    for name, frame in ((name_o, original), (name_s, synthetic)):
         if not isinstance(frame, pd.DataFrame):
             raise CapkitError(f"{name} data must be a pandas DataFrame, got {type(frame).__name__}")
         if frame.shape[0] == 0:
@@ -70,26 +72,27 @@ def validate_frames(
         raise CapkitError(f"target column {overlap[0]!r} is also a key; a target cannot be a key")
     for role, columns in (("key", keys), ("target", targets)):
         for column in columns:
-            for name, frame in (("original", original), ("synthetic", synthetic)):
+            for name, frame in ((name_o, original), (name_s, synthetic)):
                 if column not in frame.columns:
                     raise CapkitError(f"{role} column {column!r} is missing from {name} data")
             kind_o, kind_s = kind_of_series(original[column]), kind_of_series(synthetic[column])
             if kind_o != kind_s:
                 raise CapkitError(
-                    f"{role} column {column!r} is {kind_o} in original data but {kind_s} in "
-                    "synthetic data; convert one of them first"
+                    f"{role} column {column!r} is {kind_o} in {name_o} data but {kind_s} in "
+                    f"{name_s} data; convert one of them first"
                 )
 
 
-def _union_categories(a: pd.Series, b: pd.Series) -> pd.Index:
-    """Declared categories of the categorical side(s) first, then other values, sorted."""
+def _union_categories(series: Sequence[pd.Series]) -> pd.Index:
+    """Declared categories of the categorical columns first (in the given order), then other
+    values, sorted."""
     declared: list[pd.Index] = [
-        x.cat.categories for x in (a, b) if isinstance(x.dtype, pd.CategoricalDtype)
+        x.cat.categories for x in series if isinstance(x.dtype, pd.CategoricalDtype)
     ]
     levels = declared[0]
     for more in declared[1:]:
         levels = levels.append(more.difference(levels, sort=False))
-    for x in (a, b):
+    for x in series:
         if not isinstance(x.dtype, pd.CategoricalDtype):
             values = pd.Index(pd.unique(x.dropna()))
             extra = values.difference(levels, sort=False)
@@ -99,6 +102,41 @@ def _union_categories(a: pd.Series, b: pd.Series) -> pd.Index:
                 pass
             levels = levels.append(extra)
     return levels
+
+
+def factorize_many(series: Sequence[pd.Series]) -> tuple[list[np.ndarray], pd.Index]:
+    """Integer codes of several columns over the union of their levels.
+
+    The rules of :func:`factorize_pair`, for any number of columns (e.g. the members, the
+    synthetic data and a holdout).
+
+    Returns
+    -------
+    codes : list of numpy.ndarray
+        int64 codes of each column in ``0 .. len(levels) - 1``.
+    levels : pandas.Index
+        The label of each code.
+    """
+    series = list(series)
+    if any(isinstance(x.dtype, pd.CategoricalDtype) for x in series):
+        levels = _union_categories(series)
+        codes = [pd.Categorical(x, categories=levels).codes.astype(np.int64) for x in series]
+    else:
+        both = pd.concat(series, ignore_index=True)
+        try:
+            flat, levels = pd.factorize(both, sort=True)
+        except TypeError:
+            flat, levels = pd.factorize(both, sort=False)
+        flat = flat.astype(np.int64, copy=False)
+        levels = pd.Index(levels)
+        codes = np.split(flat, np.cumsum([len(x) for x in series])[:-1])
+    if any((c < 0).any() for c in codes):
+        na_code = len(levels)
+        codes = [np.where(c < 0, na_code, c) for c in codes]
+        levels = levels.append(pd.Index([np.nan], dtype=object)) if len(levels) else pd.Index(
+            [np.nan], dtype=object
+        )
+    return codes, levels
 
 
 def factorize_pair(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray, pd.Index]:
@@ -115,27 +153,7 @@ def factorize_pair(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray, 
     levels : pandas.Index
         The label of each code.
     """
-    if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype):
-        levels = _union_categories(a, b)
-        codes_a = pd.Categorical(a, categories=levels).codes.astype(np.int64)
-        codes_b = pd.Categorical(b, categories=levels).codes.astype(np.int64)
-    else:
-        both = pd.concat([a, b], ignore_index=True)
-        try:
-            codes, levels = pd.factorize(both, sort=True)
-        except TypeError:
-            codes, levels = pd.factorize(both, sort=False)
-        codes = codes.astype(np.int64, copy=False)
-        levels = pd.Index(levels)
-        codes_a, codes_b = codes[: len(a)], codes[len(a) :]
-    missing_a, missing_b = codes_a < 0, codes_b < 0
-    if missing_a.any() or missing_b.any():
-        na_code = len(levels)
-        codes_a = np.where(missing_a, na_code, codes_a)
-        codes_b = np.where(missing_b, na_code, codes_b)
-        levels = levels.append(pd.Index([np.nan], dtype=object)) if len(levels) else pd.Index(
-            [np.nan], dtype=object
-        )
+    (codes_a, codes_b), levels = factorize_many([a, b])
     return codes_a, codes_b, levels
 
 
@@ -188,6 +206,33 @@ def _labels(levels: list[pd.Index], components: list[np.ndarray], names: list[st
     return pd.MultiIndex.from_arrays(arrays, names=names)
 
 
+def encode_frames(frames: Sequence[pd.DataFrame], columns: list[str]
+                  ) -> tuple[list[np.ndarray], pd.Index]:
+    """One code per row of each frame for its combination of ``columns``.
+
+    Codes run over the combinations present in any of the frames (the union of their levels,
+    :func:`factorize_many` per column, :func:`combine_codes` across columns).
+
+    Returns
+    -------
+    codes, labels
+        The codes of each frame, and the label of each code: an Index for one column, a
+        MultiIndex named by ``columns`` for several.
+    """
+    frames = list(frames)
+    coded = [factorize_many([f[c] for f in frames]) for c in columns]
+    levels = [lv for _, lv in coded]
+    rest = [np.concatenate(codes[1:]) for codes, _ in coded]
+    codes_first, codes_rest, components = combine_codes(
+        [codes[0] for codes, _ in coded], rest, [len(lv) for lv in levels]
+    )
+    labels = _labels(levels, components, columns)
+    if len(columns) == 1:
+        labels = labels.get_level_values(0)
+    sizes = np.cumsum([len(f) for f in frames[1:]])[:-1]
+    return [codes_first, *np.split(codes_rest, sizes)], labels
+
+
 def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
                    ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """One code per row of each frame for its combination of ``columns``.
@@ -201,12 +246,5 @@ def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
         The codes of ``first`` and ``second``, and the label of each code: an Index for one
         column, a MultiIndex named by ``columns`` for several.
     """
-    pairs = [factorize_pair(first[c], second[c]) for c in columns]
-    levels = [p[2] for p in pairs]
-    codes_first, codes_second, components = combine_codes(
-        [p[0] for p in pairs], [p[1] for p in pairs], [len(lv) for lv in levels]
-    )
-    labels = _labels(levels, components, columns)
-    if len(columns) == 1:
-        labels = labels.get_level_values(0)
+    (codes_first, codes_second), labels = encode_frames([first, second], columns)
     return codes_first, codes_second, labels

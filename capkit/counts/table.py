@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from capkit.counts.encode import encode_columns, validate_frames
+from capkit.counts.encode import encode_frames, validate_frames
 from capkit.errors import CapkitError
 
 #: Dense tables up to this many cells (I * J); larger ones are returned sparse by default.
@@ -54,6 +54,9 @@ class KeyTargetTable:
         ``None`` when a DuckDB or Spark engine counted (records never come back to Python).
     synthetic_record_cell
         The same for the synthetic records.
+    holdout, holdout_record_cell
+        With a holdout (records not used to make the synthetic data, the membership control):
+        its counts on the same grid and its record -> cell map; ``None`` otherwise.
     """
 
     original: Table
@@ -62,6 +65,8 @@ class KeyTargetTable:
     keys: pd.Index
     record_cell: np.ndarray | None
     synthetic_record_cell: np.ndarray | None
+    holdout: Table | None = None
+    holdout_record_cell: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -90,45 +95,49 @@ def count_frames(
     *,
     dropna: bool = False,
     sparse_output: bool | None = None,
+    holdout: pd.DataFrame | None = None,
 ) -> KeyTargetTable:
     """The counts of :func:`capkit.counts.tables.crosstab` for two pandas DataFrames.
 
     Parameters and result as there (``key_cols`` and ``target_cols`` are lists of names); the
-    record -> cell maps are filled.
+    record -> cell maps are filled. With a ``holdout`` frame its counts come on the same grid
+    (the union of the levels of all three frames).
     """
     validate_frames(original, synthetic, key_cols, target_cols)
+    frames = [original, synthetic]
+    if holdout is not None:
+        validate_frames(original, holdout, key_cols, target_cols, ("original", "holdout"))
+        frames.append(holdout)
 
-    i_o, i_s, target_labels = encode_columns(original, synthetic, target_cols)
-    j_o, j_s, key_labels = encode_columns(original, synthetic, key_cols)
+    target_codes, target_labels = encode_frames(frames, target_cols)
+    key_codes, key_labels = encode_frames(frames, key_cols)
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
     shape = (len(target_labels), len(key_labels))
-
-    keep_o = keep_s = None
-    if dropna:
-        keep_o = original[key_cols + target_cols].notna().all(axis=1).to_numpy()
-        keep_s = synthetic[key_cols + target_cols].notna().all(axis=1).to_numpy()
-
     if sparse_output is None:
         sparse_output = wants_sparse(shape)
 
-    def count(i: np.ndarray, j: np.ndarray, keep: np.ndarray | None) -> tuple[Table, np.ndarray]:
+    def count(frame: pd.DataFrame, i: np.ndarray, j: np.ndarray) -> tuple[Table, np.ndarray]:
         cells = np.column_stack([i, j])
-        if keep is not None:
+        if dropna:
+            keep = frame[key_cols + target_cols].notna().all(axis=1).to_numpy()
             cells[~keep] = -1
             i, j = i[keep], j[keep]
         return _count(i, j, shape, sparse_output), cells
 
-    counts_o, cells_o = count(i_o, j_o, keep_o)
-    counts_s, cells_s = count(i_s, j_s, keep_s)
+    counted = [count(f, i, j) for f, i, j in zip(frames, target_codes, key_codes, strict=True)]
+    held = counted[2] if holdout is not None else (None, None)
     return KeyTargetTable(
-        original=counts_o,
-        synthetic=counts_s,
+        original=counted[0][0],
+        synthetic=counted[1][0],
         targets=target_labels,
         keys=key_labels,
-        record_cell=cells_o,
-        synthetic_record_cell=cells_s,
+        record_cell=counted[0][1],
+        synthetic_record_cell=counted[1][1],
+        holdout=held[0],
+        holdout_record_cell=held[1],
     )
+
 
 def records_from_counts(
     counts: np.ndarray,

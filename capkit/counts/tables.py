@@ -22,6 +22,7 @@ from capkit.counts.table import (
     count_frames,
     records_from_counts,
 )
+from capkit.errors import CapkitError
 
 
 def crosstab(
@@ -33,6 +34,7 @@ def crosstab(
     dropna: bool = False,
     sparse_output: bool | None = None,
     engine: str | None = None,
+    holdout: pd.DataFrame | None = None,
 ) -> KeyTargetTable:
     """Aligned target x key count tables of an original and a synthetic data frame.
 
@@ -59,6 +61,12 @@ def crosstab(
         larger than memory) or ``"spark"`` (PySpark DataFrames, clusters); ``None`` chooses from
         the inputs (pandas for two DataFrames). Every engine gives the same labels and counts;
         DuckDB and Spark return ``record_cell = None``. See :mod:`capkit.counts.engines`.
+    holdout
+        Original records that were *not* used to make the synthetic data (the membership
+        control): their counts come on the same grid as ``.holdout`` (levels and key
+        combinations of all three frames). pandas only. The counts of ``original`` and
+        ``synthetic`` are the same as without a holdout, on a grid that may have extra empty
+        rows and columns for levels only the holdout has.
 
     Returns
     -------
@@ -70,7 +78,8 @@ def crosstab(
     ------
     CapkitError
         For a missing column, a target that is also a key, an empty frame, duplicated column
-        names, or a column that is numeric in one frame and text in the other.
+        names, a column that is numeric in one frame and text in the other, or a holdout with
+        a big engine.
     """
     key_cols = as_list(keys, "keys")
     target_cols = as_list(target, "target")
@@ -78,6 +87,8 @@ def crosstab(
         isinstance(original, pd.DataFrame) and isinstance(synthetic, pd.DataFrame)
     ):
         engine = engines.choose_engine(original, synthetic, engine)
+        if engine != "pandas" and holdout is not None:
+            raise CapkitError(f"holdout is supported on the pandas engine only, not {engine!r}")
         if engine != "pandas":
             counted = engines.count_codes(original, synthetic, key_cols, target_cols, engine,
                                           dropna=dropna)
@@ -85,8 +96,10 @@ def crosstab(
             return KeyTargetTable(counts_o, counts_s, counted.targets, counted.keys, None, None)
         original = engines.to_pandas(original, key_cols + target_cols, "original")
         synthetic = engines.to_pandas(synthetic, key_cols + target_cols, "synthetic")
+    if holdout is not None and not isinstance(holdout, pd.DataFrame):
+        raise CapkitError(f"holdout must be a pandas DataFrame, got {type(holdout).__name__}")
     return count_frames(original, synthetic, key_cols, target_cols, dropna=dropna,
-                        sparse_output=sparse_output)
+                        sparse_output=sparse_output, holdout=holdout)
 
 
 __all__ = [

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import sys
 import tarfile
@@ -39,6 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
+from tqdm import tqdm
 
 from capkit.errors import CapkitError
 
@@ -153,8 +155,6 @@ def _check(data: bytes, source: DataSource, where: str) -> None:
 
 def _download(url: str, progress: bool) -> bytes:
     """The body of ``url`` (with a tqdm progress bar unless ``progress`` is False)."""
-    from tqdm import tqdm
-
     with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310
         total = response.headers.get("Content-Length")
         buffer = io.BytesIO()
@@ -329,8 +329,6 @@ def load_oracle_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, list[pd.D
     -------
     (original, [synthetic_1, ..., synthetic_m])
     """
-    import json
-
     folder = Path(folder)
     meta_file = folder / "results.json"
     if not meta_file.is_file():

@@ -38,6 +38,7 @@ from pandas.api import types as pdt
 
 from capkit.counts import engines
 from capkit.counts.cells import CellTable, align_labels, cells_of_table
+from capkit.counts.engines import duckdb as duck
 from capkit.counts.table import KeyTargetTable
 from capkit.counts.tables import crosstab
 from capkit.data.labels import (
@@ -136,8 +137,6 @@ def columns_of(source: object, role: str) -> list[str]:
         raise CapkitError(
             f"{role} must be a pandas DataFrame, a Parquet/CSV path or glob, a DuckDB relation "
             f"or a PySpark DataFrame; got {type(source).__name__}")
-    from capkit.counts.engines import duckdb as duck
-
     con = duck.connect()
     try:
         return [str(c) for c in duck.relation(source, con, role).columns]

@@ -36,8 +36,8 @@ class DCRResult:
     distance
         (n,) Gower DCR in [0, 1], in the row order of the synthetic data.
     index
-        (n,) position (0-based row number) in the reference data of a closest record (the
-        smallest position among equally close records found).
+        (n,) position (0-based row number) in the reference data of a closest record: the
+        smallest position among equally close records.
     columns
         The columns, weights and ranges used.
     """

@@ -189,17 +189,18 @@ def nearest(
     -------
     best, arg
         (n,) distance to the closest reference record and its row (the smallest row among the
-        equally close records visited).
+        equally close records).
 
     Notes
     -----
     Level 0 (same categorical combination) is a join; higher levels use a matrix of levels
     between the categorical combinations of the still-unsettled query records and the
     reference combinations, visited in increasing order. A query record is settled once its
-    best distance is <= the next level, since the numeric part is >= 0 (and floating-point
-    addition of a non-negative number never decreases the level). Pairs of combinations are
-    taken from the matrix a few levels at a time (as many as fit in an eighth of the matrix),
-    for the combinations that still have unsettled records.
+    best distance is < the next level, since the numeric part is >= 0 (and floating-point
+    addition of a non-negative number never decreases the level); a best distance equal to the
+    next level is visited there too, so equally close records tie to the lowest position.
+    Pairs of combinations are taken from the matrix a few levels at a time (as many as fit in
+    an eighth of the matrix), for the combinations that still have unsettled records.
     """
     n_s, n_r = len(cat_s), len(cat_r)
     pc = cat_s.shape[1]
@@ -236,8 +237,10 @@ def nearest(
         return best, arg
 
     # Higher levels, for the records not settled yet.
-    # every non-zero level is >= the smallest weight (all weights here are > 0)
-    pending = s_order[best[s_order] > w_cat.min()]  # still grouped by combination
+    # every non-zero level is >= the smallest weight (all weights here are > 0); a record whose
+    # best equals a level can still meet a lower-indexed record as close at that level, so it is
+    # visited there too (>=): ties go to the lowest reference position
+    pending = s_order[best[s_order] >= w_cat.min()]  # still grouped by combination
     if progress is not None:
         progress(n_s - len(pending))
     if len(pending) == 0:
@@ -271,7 +274,7 @@ def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,
     budget = max(matrix.size // 8, 1)
     low = 1 if values[0] == 0 else 0
     while low < len(values):
-        active = best[records] > values[low]
+        active = best[records] >= values[low]
         if not active.any():
             return
         a_count = np.bincount(chunk_of[active], minlength=n_rows)
@@ -285,7 +288,7 @@ def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,
         gi = rows[gi] if len(rows) < n_rows else gi
         level_of = matrix[gi, hj]
         for index in range(low, high):
-            active = best[records] > values[index]
+            active = best[records] >= values[index]
             if not active.any():
                 return
             a_count = np.bincount(chunk_of[active], minlength=n_rows)

@@ -19,11 +19,10 @@ As measured against SDMetrics 0.32 (its source, ``single_table/privacy/cap.py`` 
   key, pooling the synthetic records of every tied key (Taub et al. 2018, "closest matches").
 
 capkit computes the same numbers from count tables (:func:`capkit.counts.tables.crosstab`) instead
-of
-one Python lookup per record, so it is orders of magnitude faster (see
-``benchmarks/bench_compat.py``). The Generalized score works on unique key combinations: Hamming
-distances between the unmatched real keys and the synthetic keys, vectorised and chunked, never
-on all record pairs.
+of one Python lookup per record, so it is orders of magnitude faster (see
+``benchmarks/bench_compat.py``). The Generalized score pools with the GCAP attacker's code
+(:func:`capkit.attacks.gcap.nearest_pools`): per distinct key combination, a grouping per key
+field for distance 1 and chunked Hamming distances beyond, never on all record pairs.
 
 Missing values (the one documented difference)
 ----------------------------------------------
@@ -55,13 +54,14 @@ from pandas.api import types as pdt
 from scipy import sparse
 
 from capkit import cap
-from capkit.counts.encode import combine_codes, validate_frames
-from capkit.counts.tables import KeyTargetTable, crosstab
+from capkit.attacks import gcap
+from capkit.counts.encode import validate_frames
+from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
 from capkit.sdmetrics.inputs import check_frames, field_list
 
 #: Cells (unmatched real keys x synthetic keys) handled at once by the Generalized score.
-CHUNK_CELLS = 2**22
+CHUNK_CELLS = gcap.CHUNK_CELLS
 
 
 def _validate(
@@ -210,14 +210,7 @@ def generalized_cap_probabilities(
     """
     table = crosstab(real_data, synthetic_data, list(key_fields), list(sensitive_fields))
     return generalized_probabilities_of_cells(
-        key_parts(table), table.record_cell, table.synthetic_record_cell, table.synthetic,
-        chunk_cells=chunk_cells)
-
-
-def key_parts(table: KeyTargetTable) -> np.ndarray:
-    """(J, p) per-column codes of each key combination of a count table (the MultiIndex codes;
-    a missing value, -1 there, shifted to a level of its own)."""
-    return np.column_stack(table.keys.codes).astype(np.int64) + 1
+        gcap.key_parts(table.keys), table.record_cell, table.synthetic, chunk_cells=chunk_cells)
 
 
 def count_cells(cells: np.ndarray, shape: tuple[int, int]) -> sparse.csr_array:
@@ -247,14 +240,14 @@ def protection_of_cells(
         (n, 2) and (m, 2) (target, key) cells of the real and synthetic records (e.g. rows of a
         :class:`~capkit.counts.table.KeyTargetTable`'s ``record_cell``), any subset of them.
     parts
-        (J, p) per-column codes of the key combinations (:func:`key_parts`).
+        (J, p) per-column codes of the key combinations (:func:`capkit.attacks.gcap.key_parts`).
     n_targets
         Number of target levels I of the grid.
     """
     shape = (n_targets, len(parts))
     s = count_cells(cells_s, shape)
     if method == "generalized_cap":
-        probability = generalized_probabilities_of_cells(parts, cells_r, cells_s, s,
+        probability = generalized_probabilities_of_cells(parts, cells_r, s,
                                                          chunk_cells=chunk_cells)
         return 1.0 - float(probability.mean())
     return one_minus_cap(count_cells(cells_r, shape), s, 2 if method == "cap" else 1)
@@ -263,119 +256,23 @@ def protection_of_cells(
 def generalized_probabilities_of_cells(
     parts: np.ndarray,
     cells_r: np.ndarray,
-    cells_s: np.ndarray,
     s: cap.Table,
     *,
     chunk_cells: int = CHUNK_CELLS,
 ) -> np.ndarray:
     """Per real record (a row of ``cells_r``), the generalized CAP probability.
 
-    ``s`` is the synthetic count table of ``cells_s``; ``parts`` as :func:`key_parts`.
+    ``s`` is the synthetic count table; ``parts`` as :func:`capkit.attacks.gcap.key_parts`. One
+    pool per distinct real key: its synthetic class when present, else every synthetic key at
+    the minimal Hamming distance (:func:`capkit.attacks.gcap.nearest_pools`, the GCAP
+    attacker's pools).
     """
     tgt_r, key_r = cells_r.T
-    tgt_s, key_s = cells_s.T
-    m_j = np.asarray(s.sum(axis=0)).ravel().astype(np.float64)
-    probability = np.zeros(len(key_r))
-
-    # Exact matches: the individual CAP s[i, j] / m_j (Definition 1).
-    matched = m_j[key_r] > 0
-    if matched.any():
-        hits = np.asarray(s[tgt_r[matched], key_r[matched]]).ravel()
-        probability[matched] = hits / m_j[key_r[matched]]
-
-    # Unmatched real keys: pool the synthetic keys at minimal Hamming distance (>= 1).
-    rows = np.flatnonzero(~matched)
-    if len(rows) and parts.shape[1] > 1:
-        rows = _distance_one(parts, key_r, key_s, tgt_r, tgt_s, rows, probability)
-    if len(rows):
-        _nearest_pool(parts, key_r, tgt_r, s, m_j, rows, probability, chunk_cells)
-    return probability
-
-
-def _lookup(cells_s: np.ndarray, cells_r: np.ndarray) -> np.ndarray:
-    """How often each value of ``cells_r`` occurs in ``cells_s`` (vectorised, by sorting)."""
-    values, counts = np.unique(cells_s, return_counts=True)
-    pos = np.minimum(np.searchsorted(values, cells_r), len(values) - 1)
-    return np.where(values[pos] == cells_r, counts[pos], 0)
-
-
-def _distance_one(
-    key_parts: np.ndarray,
-    key_r: np.ndarray,
-    key_s: np.ndarray,
-    tgt_r: np.ndarray,
-    tgt_s: np.ndarray,
-    rows: np.ndarray,
-    probability: np.ndarray,
-) -> np.ndarray:
-    """Fill ``probability`` for unmatched real records that have synthetic keys at distance 1.
-
-    A synthetic key is at Hamming distance 1 from an unmatched real key exactly when the two
-    agree on every key field but one (they cannot agree on all: the real key is unmatched), and
-    then on all fields but one single field c. So the pool at distance 1 is the union over c of
-    the synthetic records agreeing with the real key on the other fields: one grouping per key
-    field, O(p (n + m)) work instead of a distance matrix. Returns the rows still unresolved
-    (minimal distance >= 2).
-    """
-    p = key_parts.shape[1]
-    cards = key_parts.max(axis=0) + 1
-    parts_r, parts_s = key_parts[key_r[rows]], key_parts[key_s]
-    hits = np.zeros(len(rows))
-    size = np.zeros(len(rows))
-    for col in range(p):
-        others = [k for k in range(p) if k != col]
-        code_r, code_s, _ = combine_codes(
-            [parts_r[:, k] for k in others], [parts_s[:, k] for k in others],
-            [int(cards[k]) for k in others],
-        )
-        width = int(max(code_r.max(), code_s.max())) + 1
-        size += _lookup(code_s, code_r)
-        hits += _lookup(tgt_s * width + code_s, tgt_r[rows] * width + code_r)
-    found = size > 0
-    probability[rows[found]] = hits[found] / size[found]
-    return rows[~found]
-
-
-def _nearest_pool(
-    key_parts: np.ndarray,
-    key_r: np.ndarray,
-    tgt_r: np.ndarray,
-    s: cap.Table,
-    m_j: np.ndarray,
-    rows: np.ndarray,
-    probability: np.ndarray,
-    chunk_cells: int,
-) -> None:
-    """Fill ``probability`` for ``rows`` by brute-force Hamming distances on unique keys.
-
-    Distances between the unique real keys of ``rows`` and the synthetic keys are computed in
-    chunks of at most ``chunk_cells`` cells; the pool of a real key is every synthetic key at
-    its minimal distance.
-    """
-    real_keys = np.unique(key_r[rows])
-    synthetic_keys = np.flatnonzero(m_j > 0)
-    s_present = sparse.csr_array(s[:, synthetic_keys])
-    m_present = m_j[synthetic_keys]
-    syn_parts = key_parts[synthetic_keys]
-    position = np.full(len(m_j), -1, dtype=np.int64)
-    position[real_keys] = np.arange(len(real_keys))
-    row_pos = position[key_r[rows]]
-    order = np.argsort(row_pos, kind="stable")
-    rows, row_pos = rows[order], row_pos[order]
-    step = max(1, chunk_cells // max(len(synthetic_keys), s.shape[0], 1))
-    for start in range(0, len(real_keys), step):
-        block = key_parts[real_keys[start : start + step]]
-        # Hamming distances, synthetic keys x real keys of the block
-        distance = np.zeros((len(synthetic_keys), len(block)), dtype=np.uint16)
-        for col in range(key_parts.shape[1]):
-            distance += syn_parts[:, col][:, None] != block[:, col][None, :]
-        nearest = (distance == distance.min(axis=0)).astype(np.float64)
-        pooled = s_present @ nearest  # (I, block): target counts of each pooled class
-        pool_size = m_present @ nearest  # (block,)
-        lo, hi = np.searchsorted(row_pos, [start, start + len(block)])
-        r = rows[lo:hi]
-        local = row_pos[lo:hi] - start
-        probability[r] = pooled[tgt_r[r], local] / pool_size[local]
+    query, position = np.unique(key_r, return_inverse=True)
+    pools = gcap.nearest_pools(s, parts, query, chunk_cells=chunk_cells)
+    size = np.asarray(pools.sum(axis=0)).ravel()
+    hits = np.asarray(pools.tocsr()[tgt_r, position]).ravel()
+    return hits / size[position]
 
 
 __all__ = [
@@ -386,7 +283,6 @@ __all__ = [
     "count_cells",
     "generalized_cap_probabilities",
     "generalized_probabilities_of_cells",
-    "key_parts",
     "one_minus_cap",
     "protection_of_cells",
 ]

@@ -31,9 +31,10 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from capkit.attacks.gcap import key_parts
 from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
-from capkit.sdmetrics.cap_family import key_parts, protection_of_cells
+from capkit.sdmetrics.cap_family import protection_of_cells
 from capkit.sdmetrics.inputs import (
     check_frames,
     check_positive_int,
@@ -105,7 +106,7 @@ class _Grid:
                  sensitive: list[str]) -> None:
         table = crosstab(real, synthetic, keys, sensitive)
         self.cells_r, self.cells_s = table.record_cell, table.synthetic_record_cell
-        self.parts = key_parts(table)
+        self.parts = key_parts(table.keys)
         self.n_targets = table.shape[0]
 
     def protection(self, method: str, rows_r: np.ndarray | None = None,

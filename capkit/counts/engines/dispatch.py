@@ -36,6 +36,8 @@ import pandas as pd
 from scipy import sparse
 
 from capkit.counts.encode import as_list, encode_columns
+from capkit.counts.engines import duckdb as duckdb_engine
+from capkit.counts.engines import spark as spark_engine
 from capkit.counts.engines.common import (
     COUNT_COLUMN,
     CellCounts,
@@ -125,11 +127,7 @@ def to_pandas(source: object, columns: list[str], role: str) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         return source
     if is_spark_frame(source):
-        from capkit.counts.engines import spark as spark_engine
-
         return spark_engine.to_pandas(source, columns, role)
-    from capkit.counts.engines import duckdb as duckdb_engine
-
     return duckdb_engine.to_pandas(source, columns, role)
 
 
@@ -192,10 +190,7 @@ def count_codes(
                            long(table.original, len(table.record_cell)),
                            long(table.synthetic, len(table.synthetic_record_cell)))
     require(engine)
-    if engine == "duckdb":
-        from capkit.counts.engines import duckdb as backend
-    else:
-        from capkit.counts.engines import spark as backend  # type: ignore[no-redef]
+    backend = duckdb_engine if engine == "duckdb" else spark_engine
     grouped_o, grouped_s = backend.group_counts(original, synthetic, key_cols, target_cols)
     columns = key_cols + target_cols
     grouped_o = _restore_categoricals(grouped_o, original, columns)

@@ -1,0 +1,215 @@
+"""Running an attacker: fit on one group of records, predict per key combination.
+
+Hittmeir, Mayer & Ekelhart (2020), Section 3: the intruder's model is trained on the data it
+holds (the synthetic data; the original data for the upper bound) and predicts the target of
+records from their keys. Every attacker's prediction is a function of the keys alone, so
+:func:`predict` returns one prediction per queried key combination of a
+:class:`capkit.attacks.grid.Grid`; records take their combination's. This is exact (the same
+predictions as record by record) and makes prediction cost independent of the number of records.
+
+Predictions are target row codes of the grid (categorical target; -1 = no prediction) or values
+(numeric target; NaN = no prediction).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from sklearn.exceptions import ConvergenceWarning
+
+from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
+from capkit.attacks.gcap import majority, nearest_pools, pool_means
+from capkit.attacks.grid import Grid
+from capkit.distance import dcr
+from capkit.errors import CapkitError
+
+
+def _training_cells(grid: Grid, train: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (target row, key column) cells of the training group with their counts,
+    leaving out a numeric target's missing values."""
+    coo = sparse.coo_array(grid.counts(train))
+    coo.eliminate_zeros()
+    rows, cols, counts = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data
+    order = np.lexsort((rows, cols))
+    rows, cols, counts = rows[order], cols[order], counts[order].astype(np.float64)
+    if grid.values is not None:
+        keep = ~np.isnan(grid.values[rows])
+        rows, cols, counts = rows[keep], cols[keep], counts[keep]
+    if len(rows) == 0:
+        raise CapkitError(f"the {train} data has no record with a known target "
+                          f"{grid.target!r} to learn from")
+    return rows, cols, counts
+
+
+def _numeric_values(grid: Grid, column: int, combos: np.ndarray) -> np.ndarray:
+    values = grid.key_values(column, combos).astype(np.float64)
+    if np.isnan(values).any():
+        raise CapkitError(
+            f"numeric key {grid.keys[column]!r} has missing values; this attacker needs them "
+            "imputed (or make the key categorical); 'cap' and 'gcap' treat missing as a level")
+    return values
+
+
+def features(spec: Attacker, grid: Grid, train_combos: np.ndarray, weights: np.ndarray,
+             combos: np.ndarray) -> np.ndarray:
+    """Encoded keys of the key combinations ``combos`` (rows), as ``spec`` says.
+
+    Categorical keys (and numeric keys with ``numeric_as="category"``) are one-hot over the
+    levels of the training combinations (an unseen level: all zeros) or ordinal codes; numeric
+    keys are min-max scaled by the training records' range (``"scaled"``) or raw. One-hot
+    columns come first, in key order, then numeric ones.
+    """
+    onehot, numeric, ordinal = [], [], []
+    for c, is_num in enumerate(grid.numeric_keys):
+        if is_num and spec.numeric_as != "category":
+            values = _numeric_values(grid, c, combos)
+            if spec.numeric_as == "scaled":
+                seen = _numeric_values(grid, c, train_combos)
+                low, span = seen.min(), seen.max() - seen.min()
+                values = (values - low) / (span if span > 0 else 1.0)
+            numeric.append(values)
+            continue
+        codes = grid.parts[combos, c]
+        if spec.keys_as == "ordinal":
+            ordinal.append(codes.astype(np.float64))
+            continue
+        seen = np.unique(grid.parts[train_combos[weights > 0], c])
+        column = np.full(int(grid.parts[:, c].max()) + 1, -1, dtype=np.int64)
+        column[seen] = np.arange(len(seen))
+        block = np.zeros((len(combos), len(seen)))
+        hit = column[codes] >= 0
+        block[np.flatnonzero(hit), column[codes[hit]]] = 1.0
+        onehot.append(block)
+    blocks = onehot + [v[:, None] for v in ordinal + numeric]
+    return np.hstack(blocks) if blocks else np.zeros((len(combos), 0))
+
+
+def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, seed: int
+                   ) -> np.ndarray:
+    rows, cols, counts = _training_cells(grid, train)
+    model = seeded(spec, seed)
+    if spec.compress:
+        x_train = features(spec, grid, cols, counts, cols)
+        y_rows, weight = rows, counts
+    else:  # the records, in row order
+        cells = grid.cells(train)
+        cells = cells[grid.known(train)]
+        combos, inverse = np.unique(cells[:, 1], return_inverse=True)
+        x_train = features(spec, grid, cols, counts, combos)[inverse]
+        y_rows, weight = cells[:, 0], None
+    if spec.keys_as == "ordinal" and "min_categories" in model.get_params() and \
+            model.get_params()["min_categories"] is None:
+        model.set_params(min_categories=(grid.parts.max(axis=0) + 1).astype(int))
+    if weight is not None and model.get_params().get("gamma", None) == "scale":
+        # the records' variance (what gamma="scale" would see on the records)
+        total = weight.sum() * x_train.shape[1]
+        mean = (weight @ x_train).sum() / total
+        variance = (weight @ (x_train**2)).sum() / total - mean**2
+        model.set_params(gamma=1.0 / (x_train.shape[1] * variance) if variance > 0 else 1.0)
+    y = grid.values[y_rows] if grid.kind == NUMERIC else y_rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if weight is None:
+            model.fit(x_train, y)
+        else:
+            model.fit(x_train, y, sample_weight=weight)
+    predicted = np.asarray(model.predict(features(spec, grid, cols, counts, query)))
+    return predicted.astype(np.float64 if grid.kind == NUMERIC else np.int64)
+
+
+def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
+    """Target of the nearest training record (exact Gower distance on the keys, numeric ranges
+    of the training records, a zero range taken as 1), lowest row index on ties.
+
+    The reference is the distinct training key combinations ordered by their first record, so
+    :func:`capkit.distance.dcr`'s lowest-index rule picks the combination holding the lowest
+    record among the nearest, and that record's target is the prediction.
+    """
+    cells = grid.cells(train)
+    cells = cells[grid.known(train)]
+    combos, first = np.unique(cells[:, 1], return_index=True)
+    order = np.argsort(first, kind="stable")
+    combos, first = combos[order], first[order]
+
+    def frame(which: np.ndarray) -> pd.DataFrame:
+        data = {}
+        for c, name in enumerate(grid.keys):
+            if grid.numeric_keys[c]:
+                data[name] = _numeric_values(grid, c, which)
+            else:
+                data[name] = pd.Series(grid.parts[which, c], dtype="int64").astype("category")
+        return pd.DataFrame(data)
+
+    reference = frame(combos)
+    ranges = {}
+    for c, name in enumerate(grid.keys):
+        if grid.numeric_keys[c]:
+            span = float(reference[name].max() - reference[name].min())
+            ranges[name] = span if span > 0 else 1.0
+    nearest = dcr(frame(query), reference, ranges=ranges).index
+    target_rows = cells[first[nearest], 0]
+    return grid.values[target_rows] if grid.kind == NUMERIC else target_rows
+
+
+def _pools(grid: Grid, train: str, query: np.ndarray, method: str, seed: int) -> np.ndarray:
+    counts = grid.counts(train)
+    if method == "dummy":  # one pool: the whole training file
+        totals = np.asarray(counts.sum(axis=1)).ravel()
+        pools = sparse.csc_array(totals[:, None].astype(np.float64))
+        index = np.zeros(len(query), dtype=np.int64)
+    else:
+        pools = nearest_pools(counts, grid.parts, query, generalized=method == "gcap")
+        index = np.arange(len(query))
+    if grid.kind == NUMERIC:
+        return pool_means(pools, grid.values)[index]
+    return majority(pools, np.random.default_rng(seed))[index]
+
+
+def vote(predictions: list[np.ndarray]) -> np.ndarray:
+    """Hard majority vote of categorical predictions (-1 = no prediction, not a vote).
+
+    A tie goes to the value that first reached the winning count scanning the attackers in
+    order (SDMetrics' CategoricalEnsemble rule); no vote at all gives -1.
+    """
+    votes = np.column_stack(predictions)
+    n_rows, n_voters = votes.shape
+    running = np.zeros(votes.shape, dtype=np.int64)  # count of this value up to this voter
+    for k in range(n_voters):
+        running[:, k] = (votes[:, : k + 1] == votes[:, [k]]).sum(axis=1)
+    running[votes < 0] = 0
+    best = running.max(axis=1)
+    reached = (running == best[:, None]) & (best[:, None] > 0)
+    first = np.argmax(reached, axis=1)
+    return np.where(best > 0, votes[np.arange(n_rows), first], -1)
+
+
+def predict(attacker: str | Attacker | object, grid: Grid, train: str, query: np.ndarray,
+            seed: int = 0, cache: dict | None = None) -> np.ndarray:
+    """Predictions of ``attacker`` trained on group ``train`` for the key combinations
+    ``query`` of ``grid``.
+
+    ``cache`` (a dict) keeps each member's predictions so an ensemble reuses them (keyed by
+    attacker name and training group; pass a fresh dict per grid and query).
+    """
+    spec = resolve(attacker, grid.kind)
+    key = (spec.name, train)
+    if cache is not None and key in cache:
+        return cache[key]
+    if spec.method in ("cap", "gcap", "dummy"):
+        out = _pools(grid, train, query, spec.method, seed)
+    elif spec.method == "nn":
+        out = _nearest(grid, train, query)
+    elif spec.method == "estimator":
+        out = _fit_estimator(spec, grid, train, query, seed)
+    else:
+        parts = [predict(m, grid, train, query, seed, cache) for m in spec.members]
+        out = np.mean(np.column_stack(parts), axis=1) if grid.kind == NUMERIC else vote(parts)
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+__all__ = ["features", "predict", "vote"]

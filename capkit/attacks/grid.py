@@ -1,0 +1,177 @@
+"""The inputs of an attribute attack, checked and counted once on one aligned grid.
+
+An attack of Hittmeir, Mayer & Ekelhart (2020) trains on one group of records (the synthetic
+data, or the original data for the upper bound) and predicts another (the members, and the
+holdout of the membership control). Every attacker's prediction depends on a record's keys only,
+so all of them are computed once per **key combination**, never per record: one
+:func:`capkit.counts.tables.crosstab` of members, synthetic data and holdout gives the key
+combinations (columns), target levels (rows), the counts of each group and each record's cell.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from capkit.attacks.gcap import key_parts
+from capkit.counts.encode import as_list, kind_of_series, validate_frames
+from capkit.counts.tables import KeyTargetTable, Table, crosstab
+from capkit.data.labels import is_numeric
+from capkit.errors import CapkitError
+
+#: Groups of records an attack trains on or scores.
+GROUPS = ("synthetic", "members", "holdout")
+KINDS = ("auto", "categorical", "numeric")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Members, synthetic data and holdout counted on one target x key-combination grid.
+
+    Attributes
+    ----------
+    table
+        The crosstab (``original`` = members, ``synthetic``, ``holdout`` or None).
+    keys, target
+        Column names.
+    kind
+        ``"categorical"`` or ``"numeric"`` (the target's).
+    numeric_keys
+        Per key column, whether it is numeric.
+    parts
+        (J, p) per-column level codes of the key combinations (missing = a level).
+    values
+        For a numeric target, the value of each target row (NaN for the missing level); else
+        None.
+    """
+
+    table: KeyTargetTable
+    keys: tuple[str, ...]
+    target: str
+    kind: str
+    numeric_keys: tuple[bool, ...]
+    parts: np.ndarray
+    values: np.ndarray | None
+
+    @property
+    def has_holdout(self) -> bool:
+        """Whether a holdout (the membership control) was given."""
+        return self.table.holdout is not None
+
+    def counts(self, group: str) -> Table:
+        """(I, J) counts of ``group`` ("synthetic", "members" or "holdout")."""
+        return {"synthetic": self.table.synthetic, "members": self.table.original,
+                "holdout": self.table.holdout}[group]
+
+    def cells(self, group: str) -> np.ndarray:
+        """(n, 2) target row and key column of each record of ``group``, in row order."""
+        return {"synthetic": self.table.synthetic_record_cell,
+                "members": self.table.record_cell,
+                "holdout": self.table.holdout_record_cell}[group]
+
+    def key_values(self, column: int, combos: np.ndarray) -> np.ndarray:
+        """Values of key ``column`` for the key combinations ``combos`` (NaN where missing)."""
+        return np.asarray(self.table.keys.get_level_values(column)[combos])
+
+    def known(self, group: str) -> np.ndarray:
+        """Boolean mask of the records of ``group`` whose target can be scored or learned
+        from: all of them for a categorical target (missing is a level), those with a value for
+        a numeric one."""
+        rows = self.cells(group)[:, 0]
+        if self.values is None:
+            return np.ones(len(rows), dtype=bool)
+        return ~np.isnan(self.values[rows])
+
+
+def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str]) -> None:
+    if not isinstance(holdout, pd.DataFrame):
+        raise CapkitError(f"holdout must be a pandas DataFrame, got {type(holdout).__name__}")
+    missing = [c for c in original.columns if c not in set(holdout.columns)]
+    extra = [c for c in holdout.columns if c not in set(original.columns)]
+    if missing or extra:
+        raise CapkitError(
+            "holdout must have the columns of the original data (records of the same data set "
+            f"that were not used for the synthesis): missing from holdout {missing}, only in "
+            f"holdout {extra}")
+    for column in columns:
+        if kind_of_series(original[column]) != kind_of_series(holdout[column]) or (
+                is_numeric(original[column]) != is_numeric(holdout[column])):
+            raise CapkitError(
+                f"holdout column {column!r} has type {holdout[column].dtype} but the original "
+                f"data has {original[column].dtype}; convert one of them first")
+    hashes_o = pd.util.hash_pandas_object(original, index=False).to_numpy()
+    hashes_h = pd.util.hash_pandas_object(holdout[list(original.columns)], index=False).to_numpy()
+    shared = int(np.isin(hashes_h, hashes_o).sum())
+    if shared:
+        warnings.warn(
+            f"holdout: {shared} of its {len(holdout)} rows also occur among the original "
+            "records (identical on every column); a record in both groups blurs the membership "
+            "control. Check that members and holdout come from a split of distinct records.",
+            UserWarning, stacklevel=3)
+
+
+def prepare(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    keys: str | Sequence[str],
+    target: str,
+    *,
+    holdout: pd.DataFrame | None = None,
+    kind: str = "auto",
+) -> Grid:
+    """Check the inputs of an attack and count them on one grid.
+
+    Parameters
+    ----------
+    original
+        The members: the records the synthetic data was made from. Not modified.
+    synthetic
+        The synthetic data. Not modified.
+    keys
+        The columns the intruder knows.
+    target
+        The one column the intruder predicts.
+    holdout
+        Records of the same population that were not used for the synthesis (the membership
+        control), with the original's columns; a warning when some of its rows also occur
+        among the original records.
+    kind
+        ``"auto"`` (a numeric, non-boolean target is numeric), ``"categorical"`` or
+        ``"numeric"``.
+
+    Raises
+    ------
+    CapkitError
+        Naming the argument: empty or duplicated keys, a target that is a key or not a single
+        column, missing columns, a column numeric in one frame and text in another, a holdout
+        with other columns or types, an unknown ``kind``, a numeric kind for a text target.
+    """
+    key_cols = as_list(keys, "keys")
+    if not isinstance(target, str):
+        raise CapkitError(f"target must be one column name, got {target!r}")
+    if target in key_cols:
+        raise CapkitError(f"target {target!r} is also among the keys; a target cannot be a key")
+    if kind not in KINDS:
+        raise CapkitError(f"kind must be one of {KINDS}, got {kind!r}")
+    validate_frames(original, synthetic, key_cols, [target])
+    if holdout is not None:
+        _check_holdout(original, holdout, [*key_cols, target])
+        validate_frames(original, holdout, key_cols, [target], ("original", "holdout"))
+    if kind == "auto":
+        kind = "numeric" if is_numeric(original[target]) else "categorical"
+    if kind == "numeric" and not is_numeric(original[target]):
+        raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
+    table = crosstab(original, synthetic, key_cols, target, holdout=holdout)
+    values = None
+    if kind == "numeric":
+        values = pd.to_numeric(pd.Series(table.targets), errors="coerce").to_numpy(np.float64)
+    numeric_keys = tuple(is_numeric(original[c]) for c in key_cols)
+    return Grid(table, tuple(key_cols), target, kind, numeric_keys, key_parts(table.keys),
+                values)
+
+
+__all__ = ["GROUPS", "Grid", "prepare"]

@@ -12,15 +12,33 @@ and in ``docs/sdmetrics-differences.md``. The modules:
 * :mod:`~capkit.sdmetrics.dcr_distance`: SDMetrics' distance to closest record
   (``calculate_dcr``), exact, on :mod:`capkit.distance.nearest`;
 * :mod:`~capkit.sdmetrics.dcr`: DCRBaselineProtection, DCROverfittingProtection;
+* :mod:`~capkit.sdmetrics.encoding`, :mod:`~capkit.sdmetrics.attackers`: SDMetrics' attackers
+  (CAPAttacker, CategoricalNBAttacker, ...KNN, ...RF, ...SVM) on capkit's attacker registry;
+* :mod:`~capkit.sdmetrics.categorical`: CategoricalKNN, CategoricalNB, CategoricalRF,
+  CategoricalSVM, CategoricalEnsemble;
 * :mod:`~capkit.sdmetrics.inputs`: the input rules they share.
 """
 
+from capkit.sdmetrics.attackers import (
+    CAPAttacker,
+    CategoricalKNNAttacker,
+    CategoricalNBAttacker,
+    CategoricalRFAttacker,
+    CategoricalSVMAttacker,
+)
 from capkit.sdmetrics.cap_family import (
     CHUNK_CELLS,
     CategoricalCAP,
     CategoricalGeneralizedCAP,
     CategoricalZeroCAP,
     generalized_cap_probabilities,
+)
+from capkit.sdmetrics.categorical import (
+    CategoricalEnsemble,
+    CategoricalKNN,
+    CategoricalNB,
+    CategoricalRF,
+    CategoricalSVM,
 )
 from capkit.sdmetrics.dcr import DCRBaselineProtection, DCROverfittingProtection
 from capkit.sdmetrics.disclosure_protection import (
@@ -29,9 +47,19 @@ from capkit.sdmetrics.disclosure_protection import (
 )
 
 __all__ = [
+    "CAPAttacker",
     "CHUNK_CELLS",
     "CategoricalCAP",
+    "CategoricalEnsemble",
     "CategoricalGeneralizedCAP",
+    "CategoricalKNN",
+    "CategoricalKNNAttacker",
+    "CategoricalNB",
+    "CategoricalNBAttacker",
+    "CategoricalRF",
+    "CategoricalRFAttacker",
+    "CategoricalSVM",
+    "CategoricalSVMAttacker",
     "CategoricalZeroCAP",
     "DCRBaselineProtection",
     "DCROverfittingProtection",

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from pandas.api import types as pdt
 from sklearn.utils import check_random_state
 
-from capkit.counts.encode import as_list
+from capkit.counts.encode import as_list, validate_frames
 from capkit.errors import CapkitError
 
 
@@ -94,6 +95,51 @@ def single_table_metadata(metadata: object, table_name: str | None) -> dict:
     return metadata
 
 
+def inferred_sdtype(values: pd.Series) -> str:
+    """SDMetrics' sdtype of a column without metadata, from the real data's dtype: numbers are
+    numerical, text and categories categorical, bool boolean, datetimes datetime (SDMetrics
+    gives unsigned integers no type and fails on them; capkit calls them numerical)."""
+    dtype = values.dtype
+    if pdt.is_bool_dtype(dtype):
+        return "boolean"
+    if pdt.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    if pdt.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype):
+        return "numerical"
+    return "categorical"
+
+
+def attack_fields(real: pd.DataFrame, synthetic: pd.DataFrame, metadata: object,
+                  table_name: str | None, key_fields: object, sensitive_fields: object,
+                  allowed: tuple[str, ...], metric: str) -> tuple[list[str], list[str]]:
+    """The checked key and sensitive columns of an attacker metric (SDMetrics'
+    ``_validate_inputs``): same columns in both tables, fields given directly or as
+    ``metadata["key_fields"]`` / ``metadata["sensitive_fields"]``, each of an allowed sdtype
+    (from the metadata, else :func:`inferred_sdtype`), numbers in one table and text in the
+    other refused, no sensitive field among the keys."""
+    check_frames({"real_data": real, "synthetic_data": synthetic})
+    sdtypes = {c: inferred_sdtype(real[c]) for c in real.columns}
+    if metadata is not None:
+        metadata = single_table_metadata(metadata, table_name)
+        key_fields = metadata.get("key_fields", key_fields)
+        sensitive_fields = metadata.get("sensitive_fields", sensitive_fields)
+        for column, meta in metadata["columns"].items():
+            sdtypes[column] = meta.get("sdtype") if isinstance(meta, dict) else None
+    keys = field_list(key_fields, "key_fields")
+    sensitive = field_list(sensitive_fields, "sensitive_fields")
+    check_present(keys + sensitive, real, "key and sensitive fields", "real_data")
+    overlap = [c for c in sensitive if c in keys]
+    if overlap:
+        raise CapkitError(f"sensitive field {overlap[0]!r} is also in key_fields; a target "
+                          "cannot be a key")
+    for column in keys + sensitive:
+        if sdtypes.get(column) not in allowed:
+            raise CapkitError(f"{metric}: column {column!r} has sdtype {sdtypes.get(column)!r}; "
+                              f"this metric takes {' or '.join(allowed)} columns")
+    validate_frames(real, synthetic, keys, sensitive)
+    return keys, sensitive
+
+
 def random_state(seed: int | np.random.RandomState | None) -> np.random.RandomState:
     """The legacy NumPy random state SDMetrics draws from.
 
@@ -111,5 +157,13 @@ def random_state(seed: int | np.random.RandomState | None) -> np.random.RandomSt
             f"seed must be an int, a numpy RandomState or None, got {seed!r}") from exc
 
 
-__all__ = ["check_frames", "check_positive_int", "check_present", "field_list", "random_state",
-           "single_table_metadata"]
+__all__ = [
+    "attack_fields",
+    "check_frames",
+    "check_positive_int",
+    "check_present",
+    "field_list",
+    "inferred_sdtype",
+    "random_state",
+    "single_table_metadata",
+]

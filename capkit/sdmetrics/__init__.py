@@ -16,6 +16,9 @@ and in ``docs/sdmetrics-differences.md``. The modules:
   (CAPAttacker, CategoricalNBAttacker, ...KNN, ...RF, ...SVM) on capkit's attacker registry;
 * :mod:`~capkit.sdmetrics.categorical`: CategoricalKNN, CategoricalNB, CategoricalRF,
   CategoricalSVM, CategoricalEnsemble;
+* :mod:`~capkit.sdmetrics.numerical`: NumericalLR, NumericalMLP, NumericalSVR,
+  NumericalRadiusNearestNeighbor, with the CDF loss of :mod:`~capkit.sdmetrics.loss`
+  (InverseCDFDistance, InverseCDFCutoff; copulas);
 * :mod:`~capkit.sdmetrics.inputs`: the input rules they share.
 """
 
@@ -45,6 +48,13 @@ from capkit.sdmetrics.disclosure_protection import (
     DisclosureProtection,
     DisclosureProtectionEstimate,
 )
+from capkit.sdmetrics.loss import InverseCDFCutoff, InverseCDFDistance
+from capkit.sdmetrics.numerical import (
+    NumericalLR,
+    NumericalMLP,
+    NumericalRadiusNearestNeighbor,
+    NumericalSVR,
+)
 
 __all__ = [
     "CAPAttacker",
@@ -65,5 +75,11 @@ __all__ = [
     "DCROverfittingProtection",
     "DisclosureProtection",
     "DisclosureProtectionEstimate",
+    "InverseCDFCutoff",
+    "InverseCDFDistance",
+    "NumericalLR",
+    "NumericalMLP",
+    "NumericalRadiusNearestNeighbor",
+    "NumericalSVR",
     "generalized_cap_probabilities",
 ]

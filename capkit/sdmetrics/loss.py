@@ -16,6 +16,7 @@ is evaluating each CDF once per distinct value, in chunks, for all records at on
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,7 +39,9 @@ def fit_cdf(values: np.ndarray) -> object:
         raise CapkitError("SDMetrics' numerical metrics need copulas (the distribution family "
                           "selection is copulas'): pip install 'capkit[sdmetrics]'")
     model = Univariate()
-    model.fit(values)
+    with warnings.catch_warnings():  # candidate families that fit badly warn; copulas skips them
+        warnings.simplefilter("ignore", RuntimeWarning)
+        model.fit(values)
     return model
 
 

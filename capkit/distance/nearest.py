@@ -29,15 +29,18 @@ PAIR_BATCH = 2**21
 #: Cells of the (synthetic combinations x reference combinations) level matrix held at once.
 LEVEL_CELLS = 2**22
 
-def _minimum_update(best: np.ndarray, arg: np.ndarray, s_idx: np.ndarray, r_idx: np.ndarray,
-                    d: np.ndarray) -> None:
-    """best[s] = min(best[s], d); arg[s] = smallest reference index reaching the new best."""
-    touched = np.unique(s_idx)
-    before = best[touched].copy()
-    np.minimum.at(best, s_idx, d)
-    arg[touched[best[touched] < before]] = np.iinfo(np.int64).max
-    reach = d == best[s_idx]
-    np.minimum.at(arg, s_idx[reach], r_idx[reach])
+def _reference_lists(gi: np.ndarray, hj: np.ndarray, r_count: np.ndarray, r_start: np.ndarray,
+                     r_order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For combination pairs (gi, hj) sorted by gi: the distinct query rows, and per row the
+    reference records of all its combinations, concatenated (list, start, length)."""
+    sizes = r_count[hj]
+    rows, first = np.unique(gi, return_index=True)
+    length = np.add.reduceat(sizes, first)
+    pair_of = np.repeat(np.arange(len(hj)), sizes)
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    records = r_order[r_start[hj][pair_of] + within]
+    start = np.concatenate([[0], np.cumsum(length)[:-1]])
+    return rows, records, start, length
 
 
 def _scan_pairs(
@@ -55,31 +58,52 @@ def _scan_pairs(
     arg: np.ndarray,
     pair_batch: int,
     numeric_cap: np.ndarray | None,
+    missing: bool,
 ) -> None:
     """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
 
     ``act`` holds the query records to visit grouped by local combination (``a_count`` of
-    each); ``hj`` are reference combination ids. Pairs are enumerated in batches of
-    ``pair_batch`` by index arithmetic, never as nested loops.
+    each); ``gi`` (sorted) are local combinations, ``hj`` reference combination ids. The pairs
+    are enumerated query by query against all reference records of the query's combinations,
+    in batches of ``pair_batch``, by index arithmetic (never nested loops), so each query's
+    pairs are contiguous and its minimum is a segment reduction.
     """
+    if len(gi) == 0:
+        return
+    rows, ref_records, ref_start, ref_length = _reference_lists(gi, hj, r_count, r_start,
+                                                                r_order)
     a_start = np.concatenate([[0], np.cumsum(a_count)[:-1]])
-    sizes = a_count[gi] * r_count[hj]
+    sizes = a_count[rows] * ref_length
     ends = np.cumsum(sizes)
-    total = int(ends[-1]) if len(ends) else 0
+    total = int(ends[-1])
     for first in range(0, total, pair_batch):
         e = np.arange(first, min(first + pair_batch, total), dtype=np.int64)
         pid = np.searchsorted(ends, e, side="right")
         offset = e - (ends[pid] - sizes[pid])
-        width = r_count[hj[pid]]
-        s_idx = act[a_start[gi[pid]] + offset // width]
-        r_idx = r_order[r_start[hj[pid]] + offset % width]
+        width = ref_length[pid]
+        position = offset % width
+        s_idx = act[a_start[rows[pid]] + offset // width]
+        r_idx = ref_records[ref_start[pid] + position]
         d = np.full(len(e), level)
-        for k in range(num_s.shape[1]):
-            term = np.abs(num_s[s_idx, k] - num_r[r_idx, k])
+        for k in range(num_s.shape[0]):
+            term = np.abs(num_s[k][s_idx] - num_r[k][r_idx])
             if numeric_cap is not None:
-                term = np.minimum(np.nan_to_num(term, nan=0.0), numeric_cap[k])
+                np.minimum(term, numeric_cap[k], out=term)  # NaN stays NaN
+                if missing:
+                    np.fmax(term, 0.0, out=term)  # NaN -> 0
             d += term
-        _minimum_update(best, arg, s_idx, r_idx, d)
+        starts = np.flatnonzero(position == 0)
+        if len(starts) == 0 or starts[0] != 0:
+            starts = np.concatenate([[0], starts])
+        low = np.minimum.reduceat(d, starts)
+        reach = d == np.repeat(low, np.diff(np.append(starts, len(d))))
+        low_arg = np.minimum.reduceat(np.where(reach, r_idx, np.iinfo(np.int64).max), starts)
+        who = s_idx[starts]
+        current, current_arg = best[who], arg[who]
+        best[who] = np.minimum(low, current)
+        arg[who] = np.where(low < current, low_arg, np.where(low == current,
+                                                            np.minimum(current_arg, low_arg),
+                                                            current_arg))
 
 
 def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -219,9 +243,12 @@ def nearest(
     r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
     r_order = np.argsort(g_r, kind="stable")
     ref_combos = np.flatnonzero(r_count > 0)
-    scan = {"r_count": r_count, "r_start": r_start, "r_order": r_order, "num_s": num_s,
-            "num_r": num_r, "best": best, "arg": arg, "pair_batch": pair_batch,
-            "numeric_cap": numeric_cap}
+    scan = {"r_count": r_count, "r_start": r_start, "r_order": r_order,
+            "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
+            "best": best, "arg": arg, "pair_batch": pair_batch,
+            "numeric_cap": numeric_cap,
+            "missing": numeric_cap is not None and bool(np.isnan(num_s).any()
+                                                        or np.isnan(num_r).any())}
 
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")
@@ -270,7 +297,9 @@ def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,
     """
     best = scan["best"]
     n_rows = len(matrix)
-    histogram = np.bincount(matrix.ravel(), minlength=len(values))
+    # level counts estimated on every few rows (exact for small chunks), to size the bands
+    every = max(1, n_rows // 64)
+    histogram = np.bincount(matrix[::every].ravel(), minlength=len(values)) * every
     budget = max(matrix.size // 8, 1)
     low = 1 if values[0] == 0 else 0
     while low < len(values):
@@ -281,10 +310,11 @@ def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,
         rows = np.flatnonzero(a_count > 0)
         cumulative = np.cumsum(histogram[low:])
         high = low + max(1, int(np.searchsorted(cumulative, budget, side="right")))
-        band = np.zeros(len(values), dtype=bool)
-        band[low:high] = True
         sub = matrix[rows] if len(rows) < n_rows else matrix
-        gi, hj = np.nonzero(band[sub])
+        in_band = sub < high
+        if low > 1:
+            in_band &= sub >= low
+        gi, hj = np.nonzero(in_band)
         gi = rows[gi] if len(rows) < n_rows else gi
         level_of = matrix[gi, hj]
         for index in range(low, high):

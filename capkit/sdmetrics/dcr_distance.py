@@ -158,7 +158,8 @@ def calculate_dcr(
     columns = dcr_columns(metadata, dataset, reference_dataset)
     encoded = _Encoded(dataset, reference_dataset, columns, metadata)
     show = len(dataset) > PROGRESS_RECORDS if progress is None else progress
-    with tqdm(total=len(dataset), disable=not show, desc="DCR", unit="record") as bar:
+    with tqdm(total=len(dataset), disable=not show, desc="DCR", unit="record",
+              mininterval=1.0) as bar:
         best, _ = nearest(encoded.cat_d, encoded.cat_r, encoded.num_d, encoded.num_r,
                           np.ones(encoded.cat_d.shape[1]),
                           numeric_cap=np.ones(encoded.num_d.shape[1]), progress=bar.update)

@@ -268,3 +268,21 @@ def test_inputs_not_modified(tables) -> None:
     sdm.NumericalLR.compute(real, syn, key_fields=["n"], sensitive_fields=["f"])
     pd.testing.assert_frame_equal(real, before[0])
     pd.testing.assert_frame_equal(syn, before[1])
+
+
+def test_missing_numeric_and_string_keys_and_unsigned_columns(tables) -> None:
+    # SDMetrics: TypeError (its encoder sees text among numbers) / invalid data type None
+    real, syn = tables
+    real = real.assign(f=real["f"].where(real.index % 7 > 0), a=real["a"].astype("string"),
+                       n=real["n"].astype("uint8"))
+    syn = syn.assign(f=syn["f"].where(syn.index % 5 > 0), a=syn["a"].astype("string"),
+                     n=syn["n"].astype("uint8"))
+    real.loc[3, "a"] = pd.NA
+    for metric in CATEGORICAL:
+        score = metric.compute(real, syn, key_fields=["a", "f", "n"], sensitive_fields=["t"],
+                               seed=0)
+        assert 0 <= score <= 1
+    # a missing key value matches a missing one: the same as spelling it as a level
+    spelled = (real.assign(f=real["f"].fillna(99.0)), syn.assign(f=syn["f"].fillna(99.0)))
+    assert sdm.CategoricalNB.compute(real, syn, key_fields=["f"], sensitive_fields=["t"]) == \
+        sdm.CategoricalNB.compute(*spelled, key_fields=["f"], sensitive_fields=["t"])

@@ -241,6 +241,13 @@ def test_attacker_arguments(tables) -> None:
     with pytest.raises(CapkitError, match="same columns"):
         sdm.CategoricalKNN.compute(real, syn.drop(columns="f"), key_fields=KEYS,
                                    sensitive_fields=SENSITIVE)
+    # scikit-learn's refusals (SDMetrics: a traceback from deep inside)
+    with pytest.raises(CapkitError, match="cannot be fitted"):  # one class
+        sdm.CategoricalSVM.compute(real, syn.assign(t="u"), key_fields=KEYS,
+                                   sensitive_fields=SENSITIVE)
+    with pytest.raises(CapkitError, match="cannot predict"):  # 4 synthetic records, k = 5
+        sdm.CategoricalKNN.compute(real, syn.head(4), key_fields=KEYS,
+                                   sensitive_fields=SENSITIVE)
 
 
 def test_disclosure_protection_arguments(tables) -> None:

@@ -34,6 +34,7 @@ from sklearn.svm import SVC, SVR
 
 from capkit.attacks.attackers import Attacker, seeded
 from capkit.counts.encode import encode_columns
+from capkit.errors import CapkitError
 from capkit.sdmetrics.encoding import (
     Levels,
     SensitiveSpace,
@@ -101,7 +102,11 @@ class SklearnAttacker:
             y = ordinal(key_codes(synthetic, self.sensitive, self.sensitive_levels))
         targets = [y[:, c] for c in range(y.shape[1])] if self.per_column else [
             y[:, 0] if y.shape[1] == 1 else y]
-        self.models = [seeded(self.spec, self.state).fit(x, t) for t in targets]
+        try:
+            self.models = [seeded(self.spec, self.state).fit(x, t) for t in targets]
+        except ValueError as exc:  # e.g. one class for an SVM
+            raise CapkitError(f"{self.spec.name} cannot be fitted on the synthetic data "
+                              f"(scikit-learn: {exc})") from exc
         return self
 
     def predict_codes(self, real: pd.DataFrame) -> np.ndarray:
@@ -119,7 +124,10 @@ class SklearnAttacker:
         return self._predict(real[self.keys].to_numpy(dtype=np.float64), numeric=True)
 
     def _predict(self, x: object, numeric: bool = False) -> np.ndarray:
-        parts = [np.asarray(m.predict(x)) for m in self.models]
+        try:
+            parts = [np.asarray(m.predict(x)) for m in self.models]
+        except ValueError as exc:  # e.g. fewer synthetic records than k-NN's 5 neighbours
+            raise CapkitError(f"{self.spec.name} cannot predict (scikit-learn: {exc})") from exc
         y = np.column_stack(parts) if self.per_column else parts[0].reshape(x.shape[0], -1)
         return y if numeric else np.rint(y).astype(np.int64)
 

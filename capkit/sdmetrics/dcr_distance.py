@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from capkit.counts.encode import factorize_pair
 from capkit.distance.nearest import nearest

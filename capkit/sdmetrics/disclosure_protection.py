@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from capkit.attacks.gcap import key_parts
 from capkit.counts.tables import crosstab

@@ -35,6 +35,7 @@ from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
 from capkit.disclosure.checks import KeyMargins
+from capkit.disclosure.control import check_holdout, control_table
 from capkit.disclosure.measures import Exclusions
 from capkit.disclosure.per_synthesis import measure_syntheses
 from capkit.disclosure.result import DisclosureResult
@@ -168,6 +169,7 @@ def disclosure(
     synthpop_compat: bool = False,
     collation: Callable[[str], object] | None = None,
     engine: str | None = None,
+    holdout: pd.DataFrame | object | None = None,
 ) -> DisclosureResult:
     """Identity and attribute disclosure measures of synthetic data (synthpop ``disclosure``).
 
@@ -217,6 +219,12 @@ def disclosure(
         see :mod:`capkit.disclosure.engine_path`). The big engines give the same ident, attrib
         and allcaps as pandas; options that need per-record data (``ngroups_target``,
         ``ngroups_keys``, ``cont_na``, ``synthpop_compat=True``) raise on them.
+    holdout
+        Records of the same population that were not used to make the synthetic data (any
+        input ``original`` accepts). The measures are computed once more with the holdout as
+        the original data and the same options, and the result carries them as ``.holdout``
+        and the membership control of DiSCO and DCAP as ``.control``
+        (:mod:`capkit.disclosure.control`). Every other number is unchanged.
 
     Returns
     -------
@@ -227,6 +235,14 @@ def disclosure(
     CapkitError
         For every error condition of synthpop's argument checks (spec 2), naming the argument.
     """
+    if holdout is not None:
+        options = {k: v for k, v in locals().items()
+                   if k not in ("synthetic", "original", "keys", "target", "holdout")}
+        check_holdout(original, holdout)
+        result = disclosure(synthetic, original, keys, target, **options)
+        result.holdout = disclosure(synthetic, holdout, keys, target, **options)
+        result.control = control_table(result, result.holdout)
+        return result
     if engine_path.uses_engine(synthetic, original, engine):
         passed = {
             "denom_lim": denom_lim, "exclude_ov_denom_lim": exclude_ov_denom_lim,

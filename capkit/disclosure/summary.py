@@ -18,6 +18,7 @@ from tqdm import tqdm
 from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
+from capkit.disclosure.control import check_holdout, summary_control
 from capkit.disclosure.core import disclosure
 from capkit.disclosure.result import DisclosureResult, DisclosureSummary
 from capkit.errors import CapkitError
@@ -122,6 +123,7 @@ def disclosure_summary(
     collation: Callable[[str], object] | None = None,
     progress: bool = False,
     engine: str | None = None,
+    holdout: pd.DataFrame | object | None = None,
 ) -> DisclosureSummary:
     """Disclosure measures for many targets with the same keys (synthpop ``multi.disclosure``).
 
@@ -152,12 +154,26 @@ def disclosure_summary(
         is the pandas path; files, DuckDB relations, PySpark DataFrames or ``"duckdb"`` /
         ``"spark"`` count in that engine, one target at a time (``ngroups_targets``,
         ``ngroups_keys``, ``cont_na`` and ``synthpop_compat=True`` need the pandas engine).
+    holdout
+        Records not used to make the synthetic data: the summary is computed once more with
+        them as the original data, kept as ``.holdout``, and ``.control`` compares DiSCO and
+        DCAP of members and holdout per target (:mod:`capkit.disclosure.control`). Every
+        other number is unchanged.
     Other arguments are passed to ``disclosure``.
 
     Returns
     -------
     DisclosureSummary
     """
+    if holdout is not None:
+        options = {k: v for k, v in locals().items()
+                   if k not in ("synthetic", "original", "keys", "targets", "holdout")}
+        check_holdout(original, holdout)
+        summary = disclosure_summary(synthetic, original, keys, targets, **options)
+        summary.holdout = disclosure_summary(synthetic, holdout, keys, summary.targets,
+                                             **options)
+        summary.control = summary_control(summary, summary.holdout)
+        return summary
     compat = bool(synthpop_compat)
     if ident_meas not in IDENT_MEASURES:
         raise CapkitError(f"ident_meas must be one of {IDENT_MEASURES}, got {ident_meas!r}")

@@ -385,3 +385,26 @@ def test_bad_input_names_the_argument() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overlap, no warning
         run(members, synthetic, ["a"], "t", attacker="cap", holdout=holdout)
+
+
+def test_attack_figure_is_byte_identical(tmp_path) -> None:
+    import matplotlib.pyplot as plt
+
+    from capkit import plots
+    from capkit.plots import attacks as attack_plots
+
+    rng = np.random.default_rng(24)
+    members, synthetic, holdout = (mixed_frame(rng, n) for n in (120, 120, 120))
+    table = attacks.baseline_table(members, synthetic, ["a", "b", "x"], ["t", "y"],
+                                   key_length=2, attackers=["cap", "gcap", "lr"],
+                                   holdout=holdout, progress=False)
+    single = table[table["keys"] == "a + b"]
+    written = []
+    for run in range(2):
+        for name, rows in (("many", table), ("one", single)):
+            fig = attack_plots.attack_rates(rows, title="test")
+            written.append([p.read_bytes() for p in plots.save(fig, name, tmp_path / str(run))])
+            plt.close(fig)
+    assert written[:2] == written[2:]
+    with pytest.raises(CapkitError, match="target 'z' is not in the table"):
+        attack_plots.attack_rates(table, ["z"])

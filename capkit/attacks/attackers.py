@@ -74,6 +74,11 @@ class Attacker:
         models, not the same draws. Much faster when keys repeat.
     members
         The attackers an ensemble combines (names or specifications).
+    sparse
+        Give the estimator a ``scipy.sparse`` matrix instead of a dense array, as SDMetrics'
+        one-hot encoders do. Same numbers, but scikit-learn's k-NN breaks ties between equally
+        distant neighbours differently on sparse input, and one-hot keys tie a lot (Adult,
+        2,000 records, 3 keys, income: 1 - accuracy 0.2200 sparse, 0.2415 dense).
     """
 
     name: str
@@ -83,6 +88,7 @@ class Attacker:
     numeric_as: str = "scaled"
     compress: bool = False
     members: tuple[str | Attacker, ...] = ()
+    sparse: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

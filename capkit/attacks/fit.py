@@ -110,13 +110,16 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
         variance = (weight @ (x_train**2)).sum() / total - mean**2
         model.set_params(gamma=1.0 / (x_train.shape[1] * variance) if variance > 0 else 1.0)
     y = grid.values[y_rows] if grid.kind == NUMERIC else y_rows
+    x_query = features(spec, grid, cols, counts, query)
+    if spec.sparse:
+        x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if weight is None:
             model.fit(x_train, y)
         else:
             model.fit(x_train, y, sample_weight=weight)
-    predicted = np.asarray(model.predict(features(spec, grid, cols, counts, query)))
+    predicted = np.asarray(model.predict(x_query))
     return predicted.astype(np.float64 if grid.kind == NUMERIC else np.int64)
 
 

@@ -341,9 +341,41 @@ def test_baseline_table_rows_equal_single_attacks() -> None:
     gcap_rows = table.query("target == 't' and attacker == 'gcap' and trained_on == 'synthetic' "
                             "and scored_on == 'members'")
     line = summary.loc[("t", "gcap", "synthetic", "members")]
-    assert line["key sets"] == 3
+    assert line["rows"] == 3
     assert line["rate mean"] == pytest.approx(gcap_rows["rate"].mean())
     assert line["rate std"] == pytest.approx(gcap_rows["rate"].std())
+
+
+def test_baseline_table_over_several_syntheses() -> None:
+    rng = np.random.default_rng(25)
+    members, first, second = (mixed_frame(rng, n) for n in (100, 100, 90))
+    table = attacks.baseline_table(members, [first, second], ["a", "b", "x"], "t",
+                                   attackers=["gcap", "lr"], progress=False)
+    # one key set: synthetic-trained and dummy per synthesis, the upper bound once
+    assert table.groupby("trained_on", dropna=False)["synthesis"].apply(
+        lambda s: sorted(s.fillna(0))).to_dict() == {
+        "dummy": [1.0, 2.0], "original": [0.0, 0.0], "synthetic": [1.0, 1.0, 2.0, 2.0]}
+    second_gcap = table.query("attacker == 'gcap' and trained_on == 'synthetic' and "
+                              "synthesis == 2").iloc[0]
+    alone = attacks.attribute_attack(members, second, ["a", "b", "x"], "t", attacker="gcap")
+    assert second_gcap["correct"] == alone.correct
+
+
+def test_holdout_split_is_seeded_and_disjoint() -> None:
+    from capkit.data.split import holdout_split
+
+    frame = pd.DataFrame({"id": np.arange(101), "v": np.arange(101) % 7})
+    members, holdout = holdout_split(frame, holdout=0.3, seed=4)
+    assert (len(members), len(holdout)) == (71, 30)
+    assert sorted([*members["id"], *holdout["id"]]) == list(range(101))
+    again = holdout_split(frame, holdout=0.3, seed=4)
+    pd.testing.assert_frame_equal(again[0], members)
+    small = holdout_split(frame, rows=20, seed=4)
+    assert (len(small[0]), len(small[1])) == (10, 10)
+    with pytest.raises(CapkitError, match="holdout must be a share"):
+        holdout_split(frame, holdout=1.0)
+    with pytest.raises(CapkitError, match="rows must be an integer"):
+        holdout_split(frame, rows=500)
 
 
 # --- bad input --------------------------------------------------------------------------------

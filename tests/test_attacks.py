@@ -230,6 +230,17 @@ def test_any_estimator_and_numeric_regressors() -> None:
     assert dummy.records["predicted"].unique().tolist() == [pytest.approx(synthetic["y"].mean())]
 
 
+def test_numeric_pools_skip_records_without_a_value() -> None:
+    original = pd.DataFrame({"k": ["a", "b", "c"], "y": [1.0, 2.0, np.nan]})
+    synthetic = pd.DataFrame({"k": ["a", "a", "b", "c"], "y": [np.nan, 3.0, np.nan, 5.0]})
+    result = attacks.attribute_attack(original, synthetic, "k", "y", attacker="gcap")
+    # a: its known value 3; b: only a missing value, so the radius grows to every known record
+    assert result.records["predicted"].tolist() == [3.0, 4.0]
+    assert (result.n, result.coverage) == (2, 1.0)  # c has no true value to score
+    cap_only = attacks.attribute_attack(original, synthetic, "k", "y", attacker="cap")
+    assert cap_only.coverage == 0.5
+
+
 def test_numeric_tolerance_band_is_around_the_truth() -> None:
     original = pd.DataFrame({"k": ["a", "b", "c", "d"], "y": [100.0, -100.0, 0.0, 10.0]})
     synthetic = pd.DataFrame({"k": ["a", "b", "c", "d"], "y": [104.0, -1.0, 0.0, 10.6]})

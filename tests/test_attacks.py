@@ -399,9 +399,14 @@ def test_bad_input_names_the_argument() -> None:
         run(members, synthetic, ["a"], "t", holdout=holdout.drop(columns="y"))
     with pytest.raises(CapkitError, match="holdout column 'x'"):
         run(members, synthetic, ["a", "x"], "t", holdout=holdout.assign(x=holdout["x"].astype(str)))
-    with pytest.warns(UserWarning, match="holdout: 10 of its"):
-        run(members, synthetic, ["a"], "t", attacker="cap",
-            holdout=pd.concat([holdout, members.iloc[:10]], ignore_index=True))
+    overlapping = pd.concat([holdout, members.iloc[:10]], ignore_index=True)
+    with pytest.warns(UserWarning, match="holdout: 10 of its 60 rows are identical") as caught:
+        run(members, synthetic, ["a"], "t", attacker="cap", holdout=overlapping)
+    assert caught[0].filename == __file__  # points at the caller
+    with pytest.warns(UserWarning, match="holdout: 10 of its") as caught:
+        attacks.baseline_table(members, synthetic, ["a", "b"], "t", key_length=1,
+                               attackers=["cap"], holdout=overlapping, progress=False)
+    assert len(caught) == 1  # once, not per key set
     with pytest.raises(CapkitError, match="target 't' is also among the keys"):
         run(members, synthetic, ["a", "t"], "t")
     with pytest.raises(CapkitError, match="classifier but the target is numeric"):
@@ -426,8 +431,10 @@ def test_bad_input_names_the_argument() -> None:
     with pytest.raises(CapkitError, match="key_length"):
         attacks.baseline_table(members, synthetic, ["a", "b"], "t", key_length=0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no overlap, no warning
+        warnings.simplefilter("error")  # no overlap, or a split known to be by record
         run(members, synthetic, ["a"], "t", attacker="cap", holdout=holdout)
+        run(members, synthetic, ["a"], "t", attacker="cap", holdout=overlapping,
+            check_overlap=False)
 
 
 def test_attack_figure_is_byte_identical(tmp_path) -> None:

@@ -236,6 +236,7 @@ def attribute_attack(
     kind: str = "auto",
     trained_on: str = "synthetic",
     confidence: float = 0.95,
+    check_overlap: bool = True,
 ) -> AttackResult:
     """Attribute disclosure attack of Hittmeir, Mayer & Ekelhart (2020), with a holdout control.
 
@@ -275,6 +276,9 @@ def attribute_attack(
         attacker trained on the members themselves).
     confidence
         Confidence level of the intervals.
+    check_overlap
+        Warn when holdout rows are identical to original rows on every column
+        (:func:`capkit.attacks.grid.shared_rows`); pass False when the split was by record.
 
     Returns
     -------
@@ -287,7 +291,8 @@ def attribute_attack(
         a classifier for a numeric target, a negative tolerance.
     """
     tolerance = check_tolerance(tolerance)
-    grid = prepare(original, synthetic, keys, target, holdout=holdout, kind=kind)
+    grid = prepare(original, synthetic, keys, target, holdout=holdout, kind=kind,
+                   check_overlap=check_overlap)
     index = {"members": original.index}
     if holdout is not None:
         index["holdout"] = holdout.index

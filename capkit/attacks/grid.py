@@ -87,7 +87,19 @@ class Grid:
         return ~np.isnan(self.values[rows])
 
 
-def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str]) -> None:
+def shared_rows(original: pd.DataFrame, holdout: pd.DataFrame) -> int:
+    """Number of holdout rows identical to some original row on every column of the original.
+
+    Either the same records sit in both groups (a leak into the control), or different people
+    share all values (common in data with few, coarse columns, e.g. census extracts).
+    """
+    hashes_o = pd.util.hash_pandas_object(original, index=False).to_numpy()
+    hashes_h = pd.util.hash_pandas_object(holdout[list(original.columns)], index=False).to_numpy()
+    return int(np.isin(hashes_h, hashes_o).sum())
+
+
+def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
+                   check_overlap: bool) -> None:
     if not isinstance(holdout, pd.DataFrame):
         raise CapkitError(f"holdout must be a pandas DataFrame, got {type(holdout).__name__}")
     missing = [c for c in original.columns if c not in set(holdout.columns)]
@@ -103,15 +115,13 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str]) 
             raise CapkitError(
                 f"holdout column {column!r} has type {holdout[column].dtype} but the original "
                 f"data has {original[column].dtype}; convert one of them first")
-    hashes_o = pd.util.hash_pandas_object(original, index=False).to_numpy()
-    hashes_h = pd.util.hash_pandas_object(holdout[list(original.columns)], index=False).to_numpy()
-    shared = int(np.isin(hashes_h, hashes_o).sum())
+    shared = shared_rows(original, holdout) if check_overlap else 0
     if shared:
         warnings.warn(
-            f"holdout: {shared} of its {len(holdout)} rows also occur among the original "
-            "records (identical on every column); a record in both groups blurs the membership "
-            "control. Check that members and holdout come from a split of distinct records.",
-            UserWarning, stacklevel=3)
+            f"holdout: {shared} of its {len(holdout)} rows are identical to an original record "
+            "on every column. A record in both groups blurs the membership control; if the split "
+            "was by record, these are different people with the same values: pass "
+            "check_overlap=False.", UserWarning, stacklevel=4)
 
 
 def prepare(
@@ -122,6 +132,7 @@ def prepare(
     *,
     holdout: pd.DataFrame | None = None,
     kind: str = "auto",
+    check_overlap: bool = True,
 ) -> Grid:
     """Check the inputs of an attack and count them on one grid.
 
@@ -142,6 +153,8 @@ def prepare(
     kind
         ``"auto"`` (a numeric, non-boolean target is numeric), ``"categorical"`` or
         ``"numeric"``.
+    check_overlap
+        Warn when holdout rows are identical to original rows (:func:`shared_rows`).
 
     Raises
     ------
@@ -159,7 +172,7 @@ def prepare(
         raise CapkitError(f"kind must be one of {KINDS}, got {kind!r}")
     validate_frames(original, synthetic, key_cols, [target])
     if holdout is not None:
-        _check_holdout(original, holdout, [*key_cols, target])
+        _check_holdout(original, holdout, [*key_cols, target], check_overlap)
         validate_frames(original, holdout, key_cols, [target], ("original", "holdout"))
     if kind == "auto":
         kind = "numeric" if is_numeric(original[target]) else "categorical"
@@ -174,4 +187,4 @@ def prepare(
                 values)
 
 
-__all__ = ["GROUPS", "Grid", "prepare"]
+__all__ = ["GROUPS", "Grid", "prepare", "shared_rows"]

@@ -152,11 +152,14 @@ def disclosure_summary(
         is the pandas path; files, DuckDB relations, PySpark DataFrames or ``"duckdb"`` /
         ``"spark"`` count in that engine, one target at a time (``ngroups_targets``,
         ``ngroups_keys``, ``cont_na`` and ``synthpop_compat=True`` need the pandas engine).
-    Other arguments are passed to ``disclosure``.
 
     Returns
     -------
     DisclosureSummary
+
+    Notes
+    -----
+    The other arguments are passed to :func:`~capkit.disclosure.core.disclosure`.
     """
     compat = bool(synthpop_compat)
     if ident_meas not in IDENT_MEASURES:

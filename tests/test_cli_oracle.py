@@ -1,7 +1,8 @@
 """`capkit disclosure` on the SD2011 files of the synthpop oracle reproduces synthpop's numbers.
 
 The reference case (reference/synthpop/sd2011_m5, real synthpop 1.9-2) holds five synthetic data
-sets as CSV files (the original SD2011 extract is rebuilt from the data set as R wrote it), and the output of ``multi.disclosure`` (the paper's
+sets as CSV files (the original SD2011 extract is rebuilt from the data set as R wrote it), and
+the output of ``multi.disclosure`` (the paper's
 ``disclosure.summary``) with keys sex, age, region, placesize and every other column as target,
 plus the full ``disclosure()`` of each target. The command reads the CSV files itself (no
 schema), so this also checks reading and type alignment. Expected values are read from

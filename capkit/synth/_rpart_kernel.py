@@ -1,4 +1,5 @@
-"""Compiled kernel (numba): grow one tree exactly as rpart 4.1 does.
+"""Compiled kernel (numba): grow one tree exactly as rpart 4.1 does (the split search of one
+predictor is :mod:`capkit.synth._rpart_split`).
 
 Written from a reading of rpart's C sources (Therneau & Atkinson; ``rpart.c``, ``partition.c``,
 ``bsplit.c``, ``anova.c``, ``gini.c``, ``graycode.c``, ``insert_split.c``, ``nodesplit.c``,
@@ -26,6 +27,13 @@ are reproduced here operation for operation:
 Records with missing predictor values never reach the trees on synthpop's default path (the
 missing level "NAtemp" and the v.NA / v.0 columns stand in for them), so surrogate splits are
 not needed to grow the tree and are not computed.
+
+One documented limit: rpart searches all 2^(L-1) - 1 two-group splits of a factor with L levels
+present in a node when y has 3+ classes, and never finishes for large L (e.g. Adult's income
+with native.country's 42 levels in the default visit order). Above ``max_exhaustive`` present
+levels the kernel orders the levels by the share of each of the 8 largest classes and searches
+those orderings only; it counts the nodes where it did, and the tree may then differ from what
+rpart would give had it finished.
 """
 
 from __future__ import annotations
@@ -33,8 +41,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-LEFT = -1
-RIGHT = 1
+from capkit.synth._rpart_split import (
+    HEURISTIC_CLASSES,
+    LEFT,
+    anova_cat,
+    anova_cont,
+    gini_cat,
+    gini_cat_ordered_by_classes,
+    gini_cont,
+)
 
 
 @njit(cache=True)
@@ -118,265 +133,6 @@ def rpart_order(values):
     return idx
 
 
-# ---------------------------------------------------------------- anova ----------------------
-
-@njit(cache=True)
-def _anova_cont(k, xt, yt, edge, myrisk, out_split):
-    """Best cut of an ordered predictor for a numeric y; returns (improve, direction)."""
-    rsum = 0.0
-    for i in range(k):
-        rsum += yt[i]
-    grand = rsum / k
-    lsum = 0.0
-    rsum = 0.0
-    lwt = 0.0
-    rwt = float(k)
-    ln = 0
-    rn = k
-    best = 0.0
-    where = 0
-    direction = LEFT
-    i = 0
-    while rn > edge:
-        lwt += 1.0
-        rwt -= 1.0
-        ln += 1
-        rn -= 1
-        t = yt[i] - grand
-        lsum += t
-        rsum -= t
-        if xt[i + 1] != xt[i] and ln >= edge:
-            t = lsum * lsum / lwt + rsum * rsum / rwt
-            if t > best:
-                best = t
-                where = i
-                direction = LEFT if lsum < rsum else RIGHT
-        i += 1
-    if best > 0:
-        out_split[0] = (xt[where] + xt[where + 1]) / 2
-    return best / myrisk, direction
-
-
-@njit(cache=True)
-def _order_categories(nclass, present, val, gray):
-    """rpart's ordering of the present categories by ``val`` (stable); returns #absent."""
-    k = 0
-    m = 0
-    for i in range(nclass):
-        if not present[i]:
-            k += 1
-    # absent categories first (in level order), then present ones by val, ties in level order
-    a = 0
-    for i in range(nclass):
-        if not present[i]:
-            gray[a] = i
-            a += 1
-    m = k
-    for i in range(nclass):
-        if present[i]:
-            j = m - 1
-            while j >= k and val[gray[j]] > val[i]:
-                gray[j + 1] = gray[j]
-                j -= 1
-            gray[j + 1] = i
-            m += 1
-    return k
-
-
-@njit(cache=True)
-def _anova_cat(k, xt, yt, nclass, edge, myrisk, counts, wts, sums, means, present, tsplit,
-               gray, csplit):
-    tot = 0.0
-    for i in range(k):
-        tot += yt[i]
-    grand = tot / k
-    for i in range(nclass):
-        sums[i] = 0.0
-        counts[i] = 0
-        wts[i] = 0.0
-    for i in range(k):
-        j = int(xt[i]) - 1
-        counts[j] += 1
-        wts[j] += 1.0
-        sums[j] += yt[i] - grand
-    for i in range(nclass):
-        present[i] = counts[i] > 0
-        if present[i]:
-            tsplit[i] = RIGHT
-            means[i] = sums[i] / wts[i]
-        else:
-            tsplit[i] = 0
-    nabsent = _order_categories(nclass, present, means, gray)
-    lwt = 0.0
-    rwt = float(k)
-    lsum = 0.0
-    rsum = 0.0
-    ln = 0
-    rn = k
-    best = 0.0
-    for g in range(nabsent, nclass):
-        j = gray[g]
-        tsplit[j] = LEFT
-        ln += counts[j]
-        rn -= counts[j]
-        lwt += wts[j]
-        rwt -= wts[j]
-        lsum += sums[j]
-        rsum -= sums[j]
-        if ln >= edge and rn >= edge:
-            t = lsum * lsum / lwt + rsum * rsum / rwt
-            if t > best:
-                best = t
-                flip = (lsum / lwt) > (rsum / rwt)
-                for i in range(nclass):
-                    csplit[i] = -tsplit[i] if flip else tsplit[i]
-    return best / myrisk
-
-
-# ---------------------------------------------------------------- gini -----------------------
-
-@njit(cache=True)
-def _impurity_sum(C, aprior, left, right, lwt, rwt):
-    """rpart's weighted Gini of a split, with the class-index means that decide its direction."""
-    t = 0.0
-    lmean = 0.0
-    rmean = 0.0
-    for j in range(C):
-        p = aprior[j] * left[j] / lwt
-        t += lwt * (p * (1.0 - p))
-        lmean += p * j
-        p = aprior[j] * right[j] / rwt
-        t += rwt * (p * (1.0 - p))
-        rmean += p * j
-    return t, lmean, rmean
-
-
-@njit(cache=True)
-def _gini_total(k, yt, C, aprior, left, right):
-    for j in range(C):
-        left[j] = 0.0
-        right[j] = 0.0
-    rwt = 0.0
-    for i in range(k):
-        j = int(yt[i])
-        rwt += aprior[j]
-        right[j] += 1.0
-    total = 0.0
-    for j in range(C):
-        p = aprior[j] * right[j] / rwt
-        total += rwt * (p * (1.0 - p))
-    return total, rwt
-
-
-@njit(cache=True)
-def _gini_cont(k, xt, yt, C, aprior, edge, left, right, out_split):
-    total, rwt = _gini_total(k, yt, C, aprior, left, right)
-    best = total
-    lwt = 0.0
-    rtot = k
-    ltot = 0
-    where = 0
-    direction = LEFT
-    i = 0
-    while rtot > edge:
-        j = int(yt[i])
-        rwt -= aprior[j]
-        lwt += aprior[j]
-        rtot -= 1
-        ltot += 1
-        right[j] -= 1.0
-        left[j] += 1.0
-        if ltot >= edge and xt[i + 1] != xt[i]:
-            t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
-            if t < best:
-                best = t
-                where = i
-                direction = LEFT if lmean < rmean else RIGHT
-        i += 1
-    improve = total - best
-    if improve > 0:
-        out_split[0] = (xt[where] + xt[where + 1]) / 2
-    return improve, direction
-
-
-@njit(cache=True)
-def _gini_cat(k, xt, yt, nclass, C, aprior, edge, left, right, ccnt, awt, countn, rate,
-              present, tsplit, gray, csplit):
-    total, rwt = _gini_total(k, yt, C, aprior, left, right)
-    best = total
-    lwt = 0.0
-    rtot = k
-    ltot = 0
-    for c in range(nclass):
-        awt[c] = 0.0
-        countn[c] = 0
-        for j in range(C):
-            ccnt[j, c] = 0.0
-    for i in range(k):
-        j = int(yt[i])
-        c = int(xt[i]) - 1
-        awt[c] += aprior[j]
-        countn[c] += 1
-        ccnt[j, c] += 1.0
-    for c in range(nclass):
-        present[c] = awt[c] != 0
-        if present[c]:
-            rate[c] = ccnt[0, c] / awt[c]
-            tsplit[c] = RIGHT
-        else:
-            tsplit[c] = 0
-    ordered = C == 2
-    if ordered:
-        pos = _order_categories(nclass, present, rate, gray)
-    else:
-        for c in range(nclass):
-            gray[c] = 1 if present[c] else 0
-        pos = 0
-    while True:
-        # the next category to change sides (graycode.c)
-        if ordered:
-            if pos >= nclass:
-                break
-            c = gray[pos]
-            pos += 1
-        else:
-            c = nclass
-            for i in range(nclass - 1):
-                if gray[i] == 1:
-                    gray[i] = 2
-                    c = i
-                    break
-                elif gray[i] == 2:
-                    gray[i] = 1
-            if c == nclass:
-                break
-        if tsplit[c] == LEFT:
-            tsplit[c] = RIGHT
-            rwt += awt[c]
-            lwt -= awt[c]
-            rtot += countn[c]
-            ltot -= countn[c]
-            for j in range(C):
-                right[j] += ccnt[j, c]
-                left[j] -= ccnt[j, c]
-        else:
-            tsplit[c] = LEFT
-            rwt -= awt[c]
-            lwt += awt[c]
-            rtot -= countn[c]
-            ltot += countn[c]
-            for j in range(C):
-                right[j] -= ccnt[j, c]
-                left[j] += ccnt[j, c]
-        if ltot >= edge and rtot >= edge:
-            t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
-            if t < best:
-                best = t
-                for i in range(nclass):
-                    csplit[i] = tsplit[i] if lmean < rmean else -tsplit[i]
-    return total - best
-
-
 # ---------------------------------------------------------------- node evaluation ------------
 
 @njit(cache=True)
@@ -411,7 +167,8 @@ def _eval(n1, n2, order0, y, classification, C, counts_out):
 # ---------------------------------------------------------------- growth ---------------------
 
 @njit(cache=True)
-def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode):
+def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode,
+         max_exhaustive):
     """Grow and collapse one tree; see the module docstring for the rules.
 
     Parameters
@@ -479,6 +236,7 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     ccnt = np.zeros((Cc, maxcat))
     sp = np.zeros(1)
     iscale = 0.0
+    n_heuristic = 0
 
     # root
     num[0] = 1
@@ -531,16 +289,31 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
                 direction = LEFT
                 if classification:
                     if nc == 0:
-                        imp, direction = _gini_cont(k, xt, yt, C, aprior, minbucket, left,
+                        imp, direction = gini_cont(k, xt, yt, C, aprior, minbucket, left,
                                                     right, sp)
                     else:
-                        imp = _gini_cat(k, xt, yt, nc, C, aprior, minbucket, left, right,
-                                        ccnt, c_w, c_counts, c_val, present, tsplit, gray, cs)
+                        npresent = 0
+                        for c in range(nc):
+                            c_counts[c] = 0
+                        for jj in range(k):
+                            c_counts[int(xt[jj]) - 1] += 1
+                        for c in range(nc):
+                            if c_counts[c] > 0:
+                                npresent += 1
+                        if C > 2 and npresent > max_exhaustive:
+                            n_heuristic += 1
+                            imp = gini_cat_ordered_by_classes(
+                                k, xt, yt, nc, C, aprior, minbucket, left, right, ccnt, c_w,
+                                c_counts, c_val, present, tsplit, gray, cs, HEURISTIC_CLASSES)
+                        else:
+                            imp = gini_cat(k, xt, yt, nc, C, aprior, minbucket, left, right,
+                                            ccnt, c_w, c_counts, c_val, present, tsplit, gray,
+                                            cs)
                 else:
                     if nc == 0:
-                        imp, direction = _anova_cont(k, xt, yt, minbucket, risk[me], sp)
+                        imp, direction = anova_cont(k, xt, yt, minbucket, risk[me], sp)
                     else:
-                        imp = _anova_cat(k, xt, yt, nc, minbucket, risk[me], c_counts, c_w,
+                        imp = anova_cat(k, xt, yt, nc, minbucket, risk[me], c_counts, c_w,
                                          c_sum, c_val, present, tsplit, gray, cs)
                 if imp > iscale:
                     iscale = imp
@@ -676,4 +449,4 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     return (num[:m].copy(), lson[:m].copy(), rson[:m].copy(), var[:m].copy(),
             spoint[:m].copy(), csplit[:m].copy(), nobs[:m].copy(), risk[:m].copy(),
             cplx[:m].copy(), improve[:m].copy(), counts[:m].copy(), r1[:m].copy(),
-            r2[:m].copy(), sorts[0].copy())
+            r2[:m].copy(), sorts[0].copy(), n_heuristic)

@@ -28,6 +28,8 @@ from capkit.synth import _rpart_kernel
 
 MINSPLIT_FACTOR = 3
 MAXDEPTH = 30
+#: Factor levels present in a node up to which a 3+ class y gets the exhaustive subset search.
+MAX_EXHAUSTIVE = 20
 
 #: Predictor kinds: a number, an ordered categorical (a number to rpart), an unordered one.
 NUMERIC, ORDERED, FACTOR = 0, 1, 2
@@ -62,6 +64,11 @@ class Tree:
         Class counts per node ("class"; empty otherwise).
     training_leaves
         rpart node number of the leaf of every training record, in the order of the rows used.
+    leaf_row
+        The same leaves as rows of this table.
+    exact
+        False when a node needed the many-level heuristic instead of rpart's exhaustive search
+        (``max_exhaustive``), so the tree may differ from rpart's.
     """
 
     method: str
@@ -81,6 +88,7 @@ class Tree:
     counts: np.ndarray
     training_leaves: np.ndarray
     leaf_row: np.ndarray
+    exact: bool = True
 
     @property
     def n_leaves(self) -> int:
@@ -170,7 +178,7 @@ def altered_priors(y: np.ndarray, n_classes: int) -> np.ndarray:
 
 def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, classification: bool,
         *, n_classes: int = 0, minbucket: int = 5, cp: float = 1e-8, maxdepth: int = MAXDEPTH,
-        predictors: list[str] | None = None) -> Tree:
+        max_exhaustive: int = MAX_EXHAUSTIVE, predictors: list[str] | None = None) -> Tree:
     """Grow rpart's tree for ``y`` on the predictors ``X`` (n x p).
 
     Parameters
@@ -186,6 +194,10 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
     minbucket, cp, maxdepth
         rpart's settings (minsplit = 3 x minbucket, as rpart sets it when only minbucket is
         given).
+    max_exhaustive
+        Largest number of levels present in a node for which a factor predictor of a 3+ class
+        y gets rpart's exhaustive subset search; above it, a heuristic (see
+        :mod:`capkit.synth._rpart_kernel`) and :attr:`Tree.exact` is False.
     """
     X = np.asarray(X, dtype=float)
     kinds = np.asarray(kinds, dtype=np.int64)
@@ -198,9 +210,9 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
     aprior = altered_priors(yk, C) if classification else np.zeros(1)
     maxnode = 2 ** int(maxdepth) - 1
     (num, lson, rson, var, spoint, csplit, nobs, risk, cplx, improve, counts, r1, r2,
-     order0) = _rpart_kernel.grow(Xk, ncat, yk, bool(classification), C, aprior,
-                                  MINSPLIT_FACTOR * int(minbucket), int(minbucket), float(cp),
-                                  maxnode)
+     order0, n_heuristic) = _rpart_kernel.grow(
+        Xk, ncat, yk, bool(classification), C, aprior, MINSPLIT_FACTOR * int(minbucket),
+        int(minbucket), float(cp), maxnode, int(max_exhaustive))
     leaf_row = np.empty(n, dtype=np.int64)
     leaves = np.flatnonzero(lson < 0)
     lens = r2[leaves] - r1[leaves]
@@ -211,7 +223,7 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
         kinds=kinds, nlev=nlev, node=num, left=lson, right=rson, var=var, cut=spoint,
         direction=csplit, n=nobs, dev=risk, complexity=cplx, improve=improve,
         counts=counts if classification else np.zeros((len(num), 0)),
-        training_leaves=num[leaf_row], leaf_row=leaf_row,
+        training_leaves=num[leaf_row], leaf_row=leaf_row, exact=n_heuristic == 0,
     )
 
 

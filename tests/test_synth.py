@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 from capkit.errors import CapkitError
-from capkit.synth import _cart, syn
+from capkit.synth import cart, syn
 
 DATA = Path(os.environ.get("CAPKIT_DATA")
             or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -31,8 +31,8 @@ VARS = ["sex", "age", "region", "placesize", "depress", "income", "ls", "marital
 
 # ---------------------------------------------------------------- slow reference CART ----------
 
-def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_exhaustive=10):
-    """Recursive rpart-like tree: returns the leaves as sets of training row indices."""
+def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8):
+    """Recursive rpart tree (partition.c's rules): the leaves as sets of training row indices."""
     n = len(y)
     minsplit = 3 * minbucket
 
@@ -61,23 +61,18 @@ def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_e
                 sides = [[r for r in rows if X[r, j] < t] for t in cands]
             else:
                 cats = sorted(set(int(X[r, j]) for r in rows))
-                if classification and C >= 3 and nlev[j] <= max_exhaustive:
+                if classification and C >= 3:  # rpart: every two-group subset
                     subsets = [set(s) for q in range(1, len(cats))
                                for s in itertools.combinations(cats, q)]
                 else:
-                    # anova: order by mean y; 2 classes: by the share of class 0; 3+ classes
-                    # with many levels (capkit's documented heuristic): every class's share
-                    def key(c, cls, j=j):
+                    # anova: order by mean y; 2 classes: by the share of class 0
+                    def key(c, j=j):
                         rr = [r for r in rows if X[r, j] == c]
                         if classification:
-                            return sum(1 for r in rr if y[r] == cls) / len(rr)
+                            return sum(1 for r in rr if y[r] == 0) / len(rr)
                         return sum(y[r] for r in rr) / len(rr)
-                    freq = [sum(1 for r in rows if y[r] == c) for c in range(C)]
-                    classes = sorted(range(C), key=lambda c: -freq[c]) if C >= 3 else [0]
-                    subsets = []
-                    for cls in classes:
-                        ordered = sorted(cats, key=lambda c, cls=cls: (key(c, cls), c))
-                        subsets += [set(ordered[:q]) for q in range(1, len(ordered))]
+                    ordered = sorted(cats, key=lambda c: (key(c), c))
+                    subsets = [set(ordered[:q]) for q in range(1, len(ordered))]
                 sides = [[r for r in rows if int(X[r, j]) in s] for s in subsets]
             for left in sides:
                 right = [r for r in rows if r not in set(left)]
@@ -88,17 +83,19 @@ def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_e
                     best = (g, (left, right))
         return best
 
-    def grow(rows, depth):
-        """Returns (subtree, S, s, c); subtree = list of leaves (row sets)."""
+    def grow(rows, depth, bound):
+        """Returns (subtree, S, s, c); subtree = list of leaves (row sets); ``bound`` is the
+        complexity bound handed down by the parent (partition.c)."""
         R = risk(rows)
-        if len(rows) < minsplit or depth >= 30 or R <= alpha:
+        if len(rows) < minsplit or depth >= 30 or min(R, bound) <= alpha:
             return [frozenset(rows)], R, 0, alpha
         gain, split = best_split(rows)
         if split is None or gain <= 0:
             return [frozenset(rows)], R, 0, alpha
-        lt, SL, sL, cL = grow(split[0], depth + 1)
-        rt, SR, sR, cR = grow(split[1], depth + 1)
+        lt, SL, sL, cL = grow(split[0], depth + 1, min(R, bound) - alpha)
         RL, RR = risk(split[0]), risk(split[1])
+        rbound = min(max((R - SL) / (sL + 1), R - RL), bound)
+        rt, SR, sR, cR = grow(split[1], depth + 1, rbound - alpha)
         cN = (R - SL - SR) / (sL + sR + 1)
         if cR > cL:
             if cN > cL:
@@ -118,11 +115,15 @@ def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_e
             return [frozenset(rows)], R, 0, cN
         return lt + rt, SL + SR, sL + sR + 1, cN
 
-    return set(grow(list(range(n)), 0)[0])
+    return set(grow(list(range(n)), 0, risk(list(range(n))))[0])
 
 
-def _fast_leaves(tree, X, is_cat):
-    leaf = _cart.route(tree, X, is_cat)
+def _kinds(is_cat):
+    return np.where(is_cat, cart.FACTOR, cart.NUMERIC)
+
+
+def _fast_leaves(tree):
+    leaf = tree.training_leaves
     return {frozenset(np.flatnonzero(leaf == v).tolist()) for v in np.unique(leaf)}
 
 
@@ -147,12 +148,13 @@ def _random_problem(seed, n, classification, C=3):
 @pytest.mark.parametrize("classification,C", [(False, 0), (True, 2), (True, 3)])
 def test_cart_matches_slow_reference(seed, classification, C):
     X, is_cat, nlev, y = _random_problem(seed, 70, classification, C)
-    fast = _cart.fit(X, is_cat, nlev, y, classification, n_classes=C)
+    fast = cart.fit(X, _kinds(is_cat), nlev, y, classification, n_classes=C)
     ref = _ref_tree(X, is_cat, nlev, y, classification, C)
-    assert _fast_leaves(fast, X, is_cat) == ref
-    # leaves respect minbucket, training records reach leaves
-    leaf = _cart.route(fast, X, is_cat)
+    assert _fast_leaves(fast) == ref
+    # routing the training records gives their leaves; leaves respect minbucket
+    leaf = fast.route(X)
     assert (fast.left[leaf] < 0).all()
+    np.testing.assert_array_equal(fast.node[leaf], fast.training_leaves)
     assert np.bincount(leaf)[np.unique(leaf)].min() >= 5
 
 
@@ -161,23 +163,23 @@ def test_cart_classification_collapses_splits_that_do_not_reduce_errors():
     # keeps only subtrees that reduce misclassifications (spec 4.3)
     x = np.arange(40, dtype=float)[:, None]
     y = (np.arange(40) >= 20).astype(int)
-    tree = _cart.fit(x, np.array([False]), np.array([0]), y, True, n_classes=2)
+    tree = cart.fit(x, _kinds(np.array([False])), np.array([0]), y, True, n_classes=2)
     assert int((tree.left >= 0).sum()) == 1
-    assert tree.thr[0] == 19.5
+    assert tree.cut[0] == 19.5
 
 
 def test_route_unseen_category_goes_to_larger_child_and_ties_stop():
     X = np.array([[0.0]] * 10 + [[1.0]] * 20)
     y = np.array([0.0] * 10 + [5.0] * 20)
-    tree = _cart.fit(X, np.array([True]), np.array([3]), y, False, minbucket=5)
+    tree = cart.fit(X, _kinds(np.array([True])), np.array([3]), y, False, minbucket=5)
     assert tree.left[0] >= 0
-    node = _cart.route(tree, np.array([[2.0]]), np.array([True]))  # level 2 absent
+    node = tree.route(np.array([[2.0]]))  # level 2 absent
     big = tree.left[0] if tree.n[tree.left[0]] > tree.n[tree.right[0]] else tree.right[0]
     assert node[0] == big
     Xt = np.array([[0.0]] * 10 + [[1.0]] * 10)
-    tree = _cart.fit(Xt, np.array([True]), np.array([3]), y[:20] * 0 + np.repeat([0, 5], 10),
-                     False, minbucket=5)
-    assert _cart.route(tree, np.array([[2.0]]), np.array([True]))[0] == 0  # tie: stop at root
+    tree = cart.fit(Xt, _kinds(np.array([True])), np.array([3]),
+                    y[:20] * 0 + np.repeat([0, 5], 10), False, minbucket=5)
+    assert tree.route(np.array([[2.0]]))[0] == 0  # tie: stop at root
 
 
 # ---------------------------------------------------------------- syn() ------------------------

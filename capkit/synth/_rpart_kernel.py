@@ -22,7 +22,7 @@ are reproduced here operation for operation:
   first variable with the largest improvement wins (a later one must be strictly better);
 * children are grown left first, depth first, with rpart's complexity bounds, and a node whose
   final complexity is <= alpha is collapsed into a leaf (the cost-complexity bookkeeping of
-  ``partition.c``).
+  ``partition.c``); the reported complexity is then capped by the parent's (``fix_cp.c``).
 
 Records with missing predictor values never reach the trees on synthpop's default path (the
 missing level "NAtemp" and the v.NA / v.0 columns stand in for them), so surrogate splits are
@@ -446,6 +446,12 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
                 nsplit[me] = left_split + right_split + 1
             top -= 1
     m = nxt
+    # rpart's fix_cp: a node's complexity is at most its parent's (preorder: parents first)
+    for i in range(m):
+        if lson[i] >= 0:
+            for c in (lson[i], rson[i]):
+                if cplx[c] > cplx[i]:
+                    cplx[c] = cplx[i]
     return (num[:m].copy(), lson[:m].copy(), rson[:m].copy(), var[:m].copy(),
             spoint[:m].copy(), csplit[:m].copy(), nobs[:m].copy(), risk[:m].copy(),
             cplx[:m].copy(), improve[:m].copy(), counts[:m].copy(), r1[:m].copy(),

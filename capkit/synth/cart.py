@@ -10,9 +10,10 @@ unordered one is split into two groups of levels. Nodes are numbered as in rpart
 node k are 2k and 2k + 1), so :attr:`Tree.training_leaves` can be compared with rpart's
 ``fit$where`` mapped to node numbers.
 
-Routing new records (rpart's ``predict``, spec section 4.4): ``x < cut`` takes the recorded side;
-a level takes its recorded side; a level absent from the node's training records goes to the
-child with more training records and stops at the node on a tie. Documented deviation: rpart
+Routing new records (rpart's ``predict``, spec section 4.4): ``x < cut`` takes the recorded side
+(for an ordered categorical, as R's table of its levels has it: codes <= floor(cut)); a level
+takes its recorded side; a level absent from the node's training records goes to the child with
+more training records and stops at the node on a tie. Documented deviation: rpart
 tries up to five surrogate splits before that majority rule; they are not computed here (they
 never affect the training partition, only where such rare synthetic records are routed).
 """
@@ -97,7 +98,8 @@ class Tree:
 
     def splits(self) -> pd.DataFrame:
         """One row per node: number, split variable ("<leaf>"), size, deviance, complexity,
-        improvement, and the cut point or the levels sent left."""
+        improvement, and the cut point (numbers, ordered categoricals) and / or the levels
+        sent left and right (categoricals; codes from 0)."""
         rows = []
         for i in range(len(self.node)):
             v = int(self.var[i])
@@ -115,6 +117,11 @@ class Tree:
                 else:
                     row["cut"] = float(self.cut[i])
                     row["left_if"] = "x < cut" if self.direction[i, 0] == -1 else "x >= cut"
+                if self.kinds[v] == ORDERED:  # as R prints it: the levels (codes from 0)
+                    below = np.arange(self.nlev[v]) + 1 <= np.floor(self.cut[i])
+                    goes_left = below if self.direction[i, 0] == -1 else ~below
+                    row["left_levels"] = tuple(np.flatnonzero(goes_left).tolist())
+                    row["right_levels"] = tuple(np.flatnonzero(~goes_left).tolist())
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -129,6 +136,9 @@ class Tree:
         active = np.flatnonzero(self.left[cur] >= 0)
         is_factor = self.kinds == FACTOR
         xk = _kernel_codes(X, self.kinds)
+        # R's predict sends level codes <= floor(cut) of an ordered split the "x < cut" way
+        ordered = (self.var >= 0) & (self.kinds[np.maximum(self.var, 0)] == ORDERED)
+        cut = np.where(ordered, np.floor(self.cut) + 1.0, self.cut)
         while len(active):
             nd = cur[active]
             v = self.var[nd]
@@ -137,7 +147,7 @@ class Tree:
             code = np.where(fac, xv - 1, 0).astype(np.int64)
             code = np.clip(code, 0, self.direction.shape[1] - 1)
             d0 = self.direction[nd, 0].astype(np.int64)
-            d = np.where(fac, self.direction[nd, code], np.where(xv < self.cut[nd], d0, -d0))
+            d = np.where(fac, self.direction[nd, code], np.where(xv < cut[nd], d0, -d0))
             lc, rc = self.left[nd], self.right[nd]
             nl, nr = self.n[lc], self.n[rc]
             none = d == 0

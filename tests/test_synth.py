@@ -1,7 +1,10 @@
 """capkit.synth: the sequential CART synthesiser (spec synthpop-syn-cart.md).
 
-* the tree is checked against a slow recursive rpart-like reference written here (loops over
-  records and candidate splits; spec 4.3), on small random data;
+* the tree is checked against a slow recursive reference of rpart's rules written here (loops
+  over records and candidate splits; spec 4.3), on small random data (the record-by-record check
+  against real rpart is tests/test_cart_oracle.py);
+* the trees kept by ``models=True`` (one set for the m syntheses), the warning for a variable
+  whose tree needs the many-level heuristic, ordered categoricals split as numbers;
 * the deterministic parts of syn() (methods, expanded visit sequence, predictor order, v.NA /
   v.0 reconstruction, levels and dtypes) against the spec's SD2011 example;
 * reproducibility, donors (every synthetic value occurs in the original), bad input;
@@ -21,7 +24,7 @@ import pytest
 from scipy import stats
 
 from capkit.errors import CapkitError
-from capkit.synth import cart, syn
+from capkit.synth import Tree, cart, syn
 
 DATA = Path(os.environ.get("CAPKIT_DATA")
             or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -324,3 +327,65 @@ def test_bad_data():
             progress=False)
     with pytest.raises(CapkitError, match="DataFrame"):
         syn([[1, 2]], progress=False)
+
+
+# ---------------------------------------------------------------- trees kept and shared --------
+
+def _three_class_problem(n=600, levels=25, seed=0):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, levels, size=n)
+    y = (g % 3 + (rng.random(n) < 0.2)) % 3
+    return pd.DataFrame({
+        "a": rng.normal(size=n).round(2),
+        "g": pd.Categorical.from_codes(g, [f"l{i}" for i in range(levels)]),
+        "y": pd.Categorical.from_codes(y, ["p", "q", "r"]),
+    })
+
+
+def test_models_one_set_of_trees_shared_by_the_m_syntheses():
+    df = _three_class_problem(levels=6)
+    one = syn(df, m=1, seed=3, models=True, progress=False)
+    three = syn(df, m=3, seed=3, models=True, progress=False)
+    assert set(three.models) == {"g", "y"}  # "a" is sampled: no tree
+    for name, tree in three.models.items():
+        assert isinstance(tree, Tree)
+        assert len(tree.training_leaves) == len(df)
+        np.testing.assert_array_equal(tree.training_leaves, one.models[name].training_leaves)
+        assert (tree.left[np.isin(tree.node, tree.training_leaves)] < 0).all()
+    assert syn(df, seed=3, progress=False).models is None
+    proper = syn(df, m=2, seed=3, proper=True, models=True, progress=False)
+    assert isinstance(proper.models, list) and len(proper.models) == 2
+
+
+def test_many_level_factor_with_three_classes_warns_once_and_names_the_variable():
+    df = _three_class_problem(levels=25)
+    with pytest.warns(UserWarning, match="'y'.*rpart's exhaustive") as rec:
+        r = syn(df, m=2, seed=1, max_exhaustive=20, models=True, progress=False)
+    assert sum("'y'" in str(w.message) for w in rec) == 1
+    assert not r.models["y"].exact and r.models["g"].exact
+    # below the limit the search is rpart's, and no warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = syn(df, m=1, seed=1, max_exhaustive=25, models=True, progress=False)
+    assert r.models["y"].exact
+
+
+def test_ordered_categorical_is_split_as_a_number():
+    rng = np.random.default_rng(5)
+    n = 400
+    lev = rng.integers(0, 6, size=n)
+    df = pd.DataFrame({"o": pd.Categorical.from_codes(lev, list("abcdef"), ordered=True),
+                       "y": lev * 10.0 + rng.normal(size=n)})
+    r = syn(df, seed=2, visit_sequence=["o", "y"], models=True, progress=False)
+    tree = r.models["y"]
+    assert tree.kinds[0] == cart.ORDERED
+    table = tree.splits()
+    inner = table[table["var"] != "<leaf>"]
+    assert inner["cut"].notna().all() and (inner["cut"] % 1 == 0.5).all()  # between codes
+    assert r.syn[0]["o"].cat.ordered
+    # unordered, the same column is split into groups of levels
+    df["o"] = df["o"].cat.as_unordered()
+    tree = syn(df, seed=2, visit_sequence=["o", "y"], models=True, progress=False).models["y"]
+    assert tree.kinds[0] == cart.FACTOR and "cut" not in tree.splits()

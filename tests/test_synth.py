@@ -389,3 +389,15 @@ def test_ordered_categorical_is_split_as_a_number():
     df["o"] = df["o"].cat.as_unordered()
     tree = syn(df, seed=2, visit_sequence=["o", "y"], models=True, progress=False).models["y"]
     assert tree.kinds[0] == cart.FACTOR and "cut" not in tree.splits()
+
+
+def test_cart_fit_rejects_missing_predictors_and_bad_depth():
+    X = np.arange(40, dtype=float)[:, None]
+    y = np.arange(40, dtype=float)
+    kinds, nlev = np.array([cart.NUMERIC]), np.array([0])
+    with pytest.raises(CapkitError, match="missing predictor"):
+        cart.fit(np.where(X == 3, np.nan, X), kinds, nlev, y, False)
+    with pytest.raises(CapkitError, match="maxdepth"):
+        cart.fit(X, kinds, nlev, y, False, maxdepth=31)
+    # maxdepth 1: the root's children are leaves (node numbers 2 and 3)
+    assert set(cart.fit(X, kinds, nlev, y, False, maxdepth=1).training_leaves) == {2, 3}

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from capkit.errors import CapkitError
 from capkit.synth import _rpart_kernel
 
 MINSPLIT_FACTOR = 3
@@ -169,6 +170,8 @@ def _kernel_codes(X: np.ndarray, kinds: np.ndarray) -> np.ndarray:
 def altered_priors(y: np.ndarray, n_classes: int) -> np.ndarray:
     """rpart's altered priors for priors = observed frequencies and 0/1 loss (``gini.c``'s
     initialisation), computed in the same order so that they round the same way."""
+    if n_classes < 2:  # a pure root is never split: the priors are not used
+        return np.ones(max(n_classes, 1))
     counts = np.bincount(y.astype(np.int64), minlength=n_classes).astype(float)
     n = float(len(y))
     prior = [c / n for c in counts]          # R: counts / sum(counts)
@@ -210,6 +213,11 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
         :mod:`capkit.synth._rpart_kernel`) and :attr:`Tree.exact` is False.
     """
     X = np.asarray(X, dtype=float)
+    if np.isnan(X).any():
+        raise CapkitError("cart.fit: missing predictor values (rpart would need surrogate "
+                          "splits; synthpop's default path never passes any)")
+    if not 1 <= int(maxdepth) <= MAXDEPTH:
+        raise CapkitError(f"maxdepth must be in 1..{MAXDEPTH} (as in rpart), got {maxdepth}")
     kinds = np.asarray(kinds, dtype=np.int64)
     nlev = np.asarray(nlev, dtype=np.int64)
     n, p = X.shape

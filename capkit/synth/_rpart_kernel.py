@@ -1,5 +1,5 @@
-"""Compiled kernel (numba): grow one tree exactly as rpart 4.1 does (the split search of one
-predictor is :mod:`capkit.synth._rpart_split`).
+"""Compiled kernel (numba): grow one tree exactly as rpart 4.1 does, and route records down it
+(the split search of one predictor is :mod:`capkit.synth._rpart_split`).
 
 Written from a reading of rpart's C sources (Therneau & Atkinson; ``rpart.c``, ``partition.c``,
 ``bsplit.c``, ``anova.c``, ``gini.c``, ``graycode.c``, ``insert_split.c``, ``nodesplit.c``,
@@ -456,3 +456,32 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
             spoint[:m].copy(), csplit[:m].copy(), nobs[:m].copy(), risk[:m].copy(),
             cplx[:m].copy(), improve[:m].copy(), counts[:m].copy(), r1[:m].copy(),
             r2[:m].copy(), sorts[0].copy(), n_heuristic)
+
+
+@njit(cache=True)
+def route(Xk, left, right, var, cut, direction, is_factor, size):
+    """Row of the node where each record of ``Xk`` (n, p; level codes from 1) ends: a leaf, or
+    the internal node where an absent level meets two children of equal size (rpart's
+    ``pred_rpart`` without surrogates)."""
+    n = Xk.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        cur = 0
+        while left[cur] >= 0:
+            v = var[cur]
+            x = Xk[i, v]
+            if is_factor[v]:
+                d = direction[cur, int(x) - 1]
+            elif x < cut[cur]:
+                d = direction[cur, 0]
+            else:
+                d = -direction[cur, 0]
+            if d == 0:
+                nl = size[left[cur]]
+                nr = size[right[cur]]
+                if nl == nr:
+                    break
+                d = -1 if nl > nr else 1
+            cur = left[cur] if d == -1 else right[cur]
+        out[i] = cur
+    return out

@@ -133,30 +133,13 @@ class Tree:
         ``X`` holds the predictors in :attr:`predictors` order, categorical ones as level
         codes counted from 0.
         """
-        cur = np.zeros(len(X), dtype=np.int64)
-        active = np.flatnonzero(self.left[cur] >= 0)
-        is_factor = self.kinds == FACTOR
         xk = _kernel_codes(X, self.kinds)
+        is_factor = self.kinds == FACTOR
         # R's predict sends level codes <= floor(cut) of an ordered split the "x < cut" way
         ordered = (self.var >= 0) & (self.kinds[np.maximum(self.var, 0)] == ORDERED)
         cut = np.where(ordered, np.floor(self.cut) + 1.0, self.cut)
-        while len(active):
-            nd = cur[active]
-            v = self.var[nd]
-            xv = xk[active, v]
-            fac = is_factor[v]
-            code = np.where(fac, xv - 1, 0).astype(np.int64)
-            code = np.clip(code, 0, self.direction.shape[1] - 1)
-            d0 = self.direction[nd, 0].astype(np.int64)
-            d = np.where(fac, self.direction[nd, code], np.where(xv < cut[nd], d0, -d0))
-            lc, rc = self.left[nd], self.right[nd]
-            nl, nr = self.n[lc], self.n[rc]
-            none = d == 0
-            d = np.where(none & (nl > nr), -1, np.where(none & (nr > nl), 1, d))
-            cur[active] = np.where(d == -1, lc, np.where(d == 1, rc, nd))
-            active = active[d != 0]
-            active = active[self.left[cur[active]] >= 0]
-        return cur
+        return _rpart_kernel.route(np.ascontiguousarray(xk), self.left, self.right, self.var,
+                                   cut, self.direction, is_factor, self.n)
 
 
 def _kernel_codes(X: np.ndarray, kinds: np.ndarray) -> np.ndarray:

@@ -295,6 +295,10 @@ def load_sd2011(path: str | os.PathLike | None = None, *, verify: bool = True,
     return _tidy(_read("sd2011", path, progress, verify))
 
 
+#: The ordered factors of R's ``AdultUCI`` (arules: ``education``, ``income`` small < large).
+ADULT_ORDERED = ("education", "income")
+
+
 def load_adult(path: str | os.PathLike | None = None, *, verify: bool = True,
                progress: bool = True) -> pd.DataFrame:
     """Adult (arules' ``AdultUCI``): 48842 records x 15 variables, with the paper's dotted names.
@@ -303,7 +307,10 @@ def load_adult(path: str | os.PathLike | None = None, *, verify: bool = True,
     paper. ``education.num`` is kept here although the paper drops it (it duplicates
     ``education``); :data:`ADULT_PAPER_VARIABLES` lists the paper's 14 columns. ``income`` is
     missing for the 16281 records from the UCI test file; ``workclass`` (2799), ``occupation``
-    (2809) and ``native.country`` (857) have missing values too.
+    (2809) and ``native.country`` (857) have missing values too. ``education`` and ``income``
+    are *ordered* factors in R's ``AdultUCI`` (:data:`ADULT_ORDERED`); the .rda reader drops
+    that flag and capkit restores it, because rpart (and so synthpop's CART) splits an ordered
+    factor by its level order, not by subsets of levels.
 
     Parameters
     ----------
@@ -311,7 +318,10 @@ def load_adult(path: str | os.PathLike | None = None, *, verify: bool = True,
         As in :func:`load_sd2011` (file ``AdultUCI.rda``, source arules 1.7-11).
     """
     frame = _tidy(_read("adult", path, progress, verify))
-    return frame.rename(columns=lambda c: c.replace("-", "."))
+    frame = frame.rename(columns=lambda c: c.replace("-", "."))
+    for column in ADULT_ORDERED:
+        frame[column] = frame[column].cat.as_ordered()
+    return frame
 
 
 def with_source(name: str, **changes: object) -> DataSource:

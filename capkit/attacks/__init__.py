@@ -1,0 +1,10 @@
+"""Attack-style disclosure measures on record level, each with the membership control."""
+
+from capkit.attacks.queries import match_counts
+from capkit.attacks.singling_out import SinglingOutResult, singling_out
+
+__all__ = [
+    "SinglingOutResult",
+    "match_counts",
+    "singling_out",
+]

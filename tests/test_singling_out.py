@@ -266,6 +266,10 @@ def test_n_attacks_and_seed():
         singling_out(original, synthetic, n_cols=2, n_attacks=10**7)
     with pytest.raises(CapkitError, match="larger than possible"):
         singling_out(original, synthetic, mode="univariate", n_attacks=10**4)
+    every = singling_out(original, synthetic, mode="univariate", seed=4)
+    five = singling_out(original, synthetic, mode="univariate", n_attacks=5, seed=4)
+    assert five.n_queries == 5 < every.n_queries
+    assert set(five.queries["query"][:5]) <= set(every.queries["query"])
 
 
 def test_synthetic_index_and_categorical_na_just_work():

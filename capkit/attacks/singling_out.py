@@ -241,6 +241,8 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
         base_cols = n_cols
     else:
         main = generation.univariate(frames["synthetic"], kinds, syn, rng)
+        if n_attacks is not None and n_attacks < len(main.index):
+            main = ConditionTable(main.conditions, main.index[:n_attacks])
         source = np.full(len(main.index), -1, dtype=np.int64)
         base_cols = 1
     n_made = len(main.index)

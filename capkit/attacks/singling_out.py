@@ -24,6 +24,8 @@ control of other size   exact: the larger set at the smaller      anonymeter's f
                         one's size (hypergeometric)               (seeded subsets)
 risk without control    against the random baseline               the attack rate itself (the
                         (the baseline is subtracted)              baseline never subtracted)
+control rate 100%       risk undefined: NaN, a note and a         its warning tests a Wilson
+                        RuntimeWarning                            centre for 1: never fires
 ======================  ========================================  ===============================
 
 Query rule (multivariate): each synthetic record, in a seeded random order, gives one query on

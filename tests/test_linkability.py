@@ -200,6 +200,8 @@ def test_index_categories_and_sampling():
     (lambda o, s: (o, s.iloc[:0]), "synthetic is empty"),
     (lambda o, s: (o.drop(columns="y"), s), "'y' is missing from original"),
     (lambda o, s: (o.assign(x=o["x"].astype(str)), s), "'x'"),
+    (lambda o, s: (o.assign(c=o["x"].astype("category")), s.assign(c=s["x"].astype(str))),
+     "column 'c' holds str values in synthetic but int"),
 ])
 def test_bad_frames(change, match):
     original, synthetic, _ = _data(6)

@@ -287,6 +287,8 @@ def test_synthetic_index_and_categorical_na_just_work():
     (lambda o, s: singling_out(o.drop(columns="job"), s), "missing from original"),
     (lambda o, s: singling_out(o, s, control=o.drop(columns="age")), "missing from control"),
     (lambda o, s: singling_out(o.assign(age=o["age"].astype(str)), s), "'age'"),
+    (lambda o, s: singling_out(o.assign(job=o["age"].astype("category")),
+                               s.assign(job=s["age"].astype(str)), n_cols=1), "'job'"),
     (lambda o, s: singling_out(o, s, n_cols=5), "n_cols"),
     (lambda o, s: singling_out(o, s, n_cols=0), "n_cols"),
     (lambda o, s: singling_out(o, s, n_attacks=0), "n_attacks"),

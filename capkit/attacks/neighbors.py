@@ -100,6 +100,12 @@ def encode(queries: pd.DataFrame, candidates: pd.DataFrame, columns: list[str],
     q_cat = np.empty((n_q, len(categorical)), dtype=np.int64)
     c_cat = np.empty((len(candidates), len(categorical)), dtype=np.int64)
     for j, column in enumerate(categorical):
+        types = [{type(v).__name__ for v in pd.unique(frame[column].dropna().astype(object))}
+                 for frame in (queries, candidates)]
+        if types[0] and types[1] and types[0] != types[1]:
+            raise CapkitError(f"column {column!r} holds {'/'.join(sorted(types[1]))} values in "
+                              f"{names[1]} but {'/'.join(sorted(types[0]))} in {names[0]}; "
+                              "code it the same way in both")
         joined = pd.concat([queries[column].astype(object), candidates[column].astype(object)],
                            ignore_index=True)
         codes, _ = pd.factorize(joined, use_na_sentinel=False)

@@ -230,6 +230,7 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
     rng = np.random.default_rng(seed)
     notes: list[str] = []
     syn = prepared["synthetic"]
+    attempts = None
 
     if mode == "multivariate":
         vocab = generation.Vocabulary(frames["synthetic"], kinds, escape=anonymeter_compat)
@@ -255,8 +256,9 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
         if not anonymeter_compat:
             raise CapkitError(f"n_attacks={n_attacks} is larger than possible: only {n_made} "
                               f"{mode} queries single out a synthetic record")
-        notes.append(f"only {n_made} of the {n_attacks} queries asked for could be made; as "
-                     f"in anonymeter the rates still divide by {n_attacks}")
+        tried = "" if attempts is None else f" in {attempts:,} attempts"
+        notes.append(f"only {n_made} of the {n_attacks} queries asked for could be made{tried}; "
+                     f"as in anonymeter the rates still divide by {n_attacks}")
         warnings.warn(notes[-1], UserWarning, stacklevel=2)
     denominator = n_attacks if (anonymeter_compat and n_attacks is not None) else n_made
 
@@ -267,7 +269,7 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
     n_success = int(table["singles_out_original"][is_main].sum())
     n_baseline = int(table["singles_out_original"][~is_main].sum())
     n_ori = prepared["original"].n
-    n_control = n_ctl = k_members = k_control = None
+    n_control = n_ctl = k_control = None
     k_members = float(n_success)
     if "control" in prepared:
         n_ctl = prepared["control"].n

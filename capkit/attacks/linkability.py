@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from capkit.attacks.neighbors import encode, nearest, pair_distances
+from capkit.attacks.neighbors import CELLS, encode, nearest, pair_distances
 from capkit.errors import CapkitError
 from capkit.membership import (
     AnonymeterResults,
@@ -208,51 +208,71 @@ def _sample(n: int, n_attacks: int | None, rng: np.random.Generator) -> np.ndarr
 
 def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], list[str]],
             k: int, name: str, progress: bool) -> pd.DataFrame:
-    """Neighbours of both halves, the link under capkit's rule and over all tie orders."""
-    data_a = encode(targets, syn, halves[0], (name, "synthetic"))
-    data_b = encode(targets, syn, halves[1], (name, "synthetic"))
-    near_b = nearest(data_b, k, progress=progress)
-    n = len(targets)
-    # |below_a & below_b|, |below_a & at_b|, |at_a & below_b|, |at_a & at_b| per record
-    meet = np.zeros((4, n), dtype=np.int64)
+    """Neighbours of both halves, the link under capkit's rule and over all tie orders.
 
-    def count(rows: np.ndarray, cands: np.ndarray, at_a: np.ndarray) -> None:
-        d_b = pair_distances(data_b, rows, cands)
-        d_b = np.where(np.isnan(d_b), np.inf, d_b)
-        below_b, at_b = d_b < near_b.kth[rows], d_b == near_b.kth[rows]
-        for slot, hit in enumerate((~at_a & below_b, ~at_a & at_b, at_a & below_b,
-                                    at_a & at_b)):
-            meet[slot] += np.bincount(rows[hit], minlength=n)
+    Records with the same values in a half share that half's neighbours, so each half is
+    searched once per distinct row, and the links are worked out once per distinct pair of
+    rows (a "joint" row) before being spread back to the records.
+    """
+    data_a, rows_a = encode(targets, syn, halves[0], (name, "synthetic")).distinct_queries()
+    data_b, rows_b = encode(targets, syn, halves[1], (name, "synthetic")).distinct_queries()
+    joint, rows = np.unique(np.column_stack([rows_a, rows_b]), axis=0, return_inverse=True)
+    ja, jb, rows = joint[:, 0], joint[:, 1], rows.reshape(-1)
+    by_a = np.argsort(ja, kind="stable")
+    starts = np.searchsorted(ja[by_a], np.arange(data_a.n_queries + 1))
+    near_b = nearest(data_b, k, progress=progress)
+    # per joint row: |below_a & below_b|, |below_a & at_b|, |at_a & below_b|, |at_a & at_b|
+    meet = np.zeros((4, len(joint)), dtype=np.int64)
+
+    def count(query_a: np.ndarray, cands: np.ndarray, at_a: np.ndarray) -> None:
+        reps = starts[query_a + 1] - starts[query_a]
+        step = max(1, CELLS // max(int(reps.max()), 1))
+        for s in range(0, len(query_a), step):
+            part = slice(s, s + step)
+            r = reps[part]
+            pair = np.repeat(np.arange(len(r)), r)
+            offset = np.arange(len(pair)) - np.repeat(np.cumsum(r) - r, r)
+            joint_ids = by_a[np.repeat(starts[query_a[part]], r) + offset]
+            d_b = pair_distances(data_b, jb[joint_ids], cands[part][pair])
+            d_b = np.where(np.isnan(d_b), np.inf, d_b)
+            kth = near_b.kth[jb[joint_ids]]
+            below_b, at_b, at = d_b < kth, d_b == kth, at_a[part][pair]
+            for slot, hit in enumerate((~at & below_b, ~at & at_b, at & below_b, at & at_b)):
+                meet[slot] += np.bincount(joint_ids[hit], minlength=len(joint))
 
     near_a = nearest(data_a, k, on_band=count, progress=progress)
-    link = (near_a.index[:, :, None] == near_b.index[:, None, :]).any(axis=(1, 2))
-    possible, certain = _link_range(meet, near_a, near_b, k)
-    out = {"link": link, "link_possible": possible, "link_certain": certain}
-    for tag, near in (("a", near_a), ("b", near_b)):
+    index_a, index_b = near_a.index[ja], near_b.index[jb]
+    link = (index_a[:, :, None] == index_b[:, None, :]).any(axis=(1, 2))
+    possible, certain = _link_range(meet, near_a.n_below[ja], near_a.n_at_kth[ja],
+                                    near_b.n_below[jb], near_b.n_at_kth[jb], k)
+    out = {"link": link[rows], "link_possible": possible[rows],
+           "link_certain": certain[rows]}
+    for tag, near, at in (("a", near_a, rows_a), ("b", near_b, rows_b)):
         for j in range(k):
-            out[f"nn_{tag}{j + 1}"] = near.index[:, j]
+            out[f"nn_{tag}{j + 1}"] = near.index[at, j]
         for j in range(k):
-            out[f"d_{tag}{j + 1}"] = near.distance[:, j]
-        out[f"n_at_kth_{tag}"] = near.n_at_kth
-        out[f"tie_{tag}"] = near.n_below + near.n_at_kth > k
+            out[f"d_{tag}{j + 1}"] = near.distance[at, j]
+        out[f"n_at_kth_{tag}"] = near.n_at_kth[at]
+        out[f"tie_{tag}"] = (near.n_below + near.n_at_kth > k)[at]
     return pd.DataFrame(out)
 
 
-def _link_range(meet: np.ndarray, near_a, near_b, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _link_range(meet: np.ndarray, below_a: np.ndarray, at_a: np.ndarray, below_b: np.ndarray,
+                at_b: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Whether the two k nearest sets meet under some / every choice among tied candidates.
 
-    Each half takes all candidates below its k-th distance (S) and ``need = k - |S|`` of those
-    at it (T). They can meet iff S_a, S_b already meet or a tie can add a common one
-    (S_a & T_b, T_a & S_b, T_a & T_b non-empty). They can avoid each other iff S_a, S_b are
-    disjoint and a picks ``need_a`` from T_a minus S_b, b picks ``need_b`` from T_b minus S_a,
-    disjointly: with x, y the candidates only one side may take and z the shared ones,
-    need_a <= x + z, need_b <= y + z and need_a + need_b <= x + y + z.
+    Each half takes all candidates below its k-th distance (S, ``below_*`` of them) and
+    ``need = k - |S|`` of those at it (T, ``at_*`` of them). They can meet iff S_a, S_b already
+    meet or a tie can add a common one (S_a & T_b, T_a & S_b, T_a & T_b non-empty). They can
+    avoid each other iff S_a, S_b are disjoint and a picks ``need_a`` from T_a minus S_b, b
+    picks ``need_b`` from T_b minus S_a, disjointly: with x, y the candidates only one side may
+    take and z the shared ones, need_a <= x + z, need_b <= y + z, need_a + need_b <= x + y + z.
     """
     ss, st, ts, tt = meet
     possible = (ss + st + ts + tt) > 0
-    need_a, need_b = k - near_a.n_below, k - near_b.n_below
-    x = near_a.n_at_kth - ts - tt   # tied in a, in neither band of b
-    y = near_b.n_at_kth - st - tt   # tied in b, in neither band of a
+    need_a, need_b = k - below_a, k - below_b
+    x = at_a - ts - tt   # tied in a, in neither band of b
+    y = at_b - st - tt   # tied in b, in neither band of a
     z = tt
     avoidable = ((ss == 0) & (need_a <= x + z) & (need_b <= y + z)
                  & (need_a + need_b <= x + y + z))

@@ -29,7 +29,7 @@ distance >= 1, missing numbers) are compared with every candidate. All work is b
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -58,6 +58,15 @@ class MixedData:
     @property
     def n_queries(self) -> int:
         return len(self.query_num)
+
+    def distinct_queries(self) -> tuple[MixedData, np.ndarray]:
+        """The same data with each distinct query row once (identical rows have identical
+        neighbours), and the map from every query to its distinct row."""
+        key = np.column_stack([np.ascontiguousarray(self.query_num).view(np.int64),
+                               self.query_cat])
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        return (replace(self, query_num=self.query_num[first], query_cat=self.query_cat[first]),
+                inverse.reshape(-1))
 
     @property
     def n_candidates(self) -> int:

@@ -129,18 +129,20 @@ def _distances(data: MixedData, rows: np.ndarray, cols: np.ndarray, *, pairs: bo
     for ``pairs``. Summed in anonymeter's order (numbers, then the others) from 0.0."""
     shape = (len(rows),) if pairs else (len(rows), len(cols))
     acc = np.zeros(shape)
-    term = np.empty(shape)
+    term = np.empty(shape) if len(data.numeric) > 1 else None
     for j in range(len(data.numeric)):
         a, b = data.query_num[rows, j], data.cand_num[cols, j]
         if not pairs:
             a, b = a[:, None], b[None, :]
-        np.subtract(a, b, out=term)
-        np.abs(term, out=term)
+        out = acc if j == 0 else term  # 0.0 + t == t: the first term is the sum so far
+        np.subtract(a, b, out=out)
+        np.abs(out, out=out)
         if not data.nan_free:
             both = np.isnan(a) & np.isnan(b)
             if both.any():
-                term[np.broadcast_to(both, shape)] = 1.0
-        acc += term
+                out[np.broadcast_to(both, shape)] = 1.0
+        if j:
+            acc += term
     if with_cat:
         for j in range(len(data.categorical)):
             a, b = data.query_cat[rows, j], data.cand_cat[cols, j]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import time
 from pathlib import Path
 
@@ -84,7 +85,8 @@ def main() -> None:
     args = parser.parse_args()
     members, holdout, synthetic = load(args.syn)
     print(f"Adult: {len(members):,} members, {len(holdout):,} holdout, {len(synthetic):,} "
-          f"synthetic records, {len(COLUMNS)} columns; 2 cores shared")
+          f"synthetic records, {len(COLUMNS)} columns; load average before the run "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     peer = recorded()
     cases = [
         ("linkability", "500", 10.0, lambda: linkability(

@@ -141,17 +141,17 @@ def synthesise_adult(adult: pd.DataFrame, seed: int) -> pd.DataFrame:
     Parameters
     ----------
     adult
-        The paper's 14 columns of :func:`capkit.data.datasets.load_adult`.
+        The paper's 14 columns of :func:`capkit.data.datasets.load_adult`, in that order.
     seed
         The synthesis seed.
     """
-    missing = [c for c in ADULT_VISIT_SEQUENCE if c not in adult.columns]
-    if missing:
-        raise CapkitError(f"adult lacks the columns {missing}")
-    frame = adult[list(ADULT_VISIT_SEQUENCE)]
-    result = syn(frame, m=1, seed=seed, visit_sequence=list(ADULT_VISIT_SEQUENCE),
+    if list(adult.columns) != list(datasets.ADULT_PAPER_VARIABLES):
+        raise CapkitError("adult must hold the paper's 14 columns in the data's order "
+                          f"{list(datasets.ADULT_PAPER_VARIABLES)} (R's data frame; the order of "
+                          f"predictors breaks ties between splits), got {list(adult.columns)}")
+    result = syn(adult, m=1, seed=seed, visit_sequence=list(ADULT_VISIT_SEQUENCE),
                  progress=False)
-    return result.syn[0][list(adult.columns)]
+    return result.syn[0]
 
 
 def table_rows(table: ExclusionTable) -> pd.DataFrame:

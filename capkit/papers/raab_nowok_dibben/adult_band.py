@@ -9,10 +9,12 @@ syntheses made with different seeds. This module provides
   adult_band``: ``syn(adult, seed = s, visit.sequence = c(1:12, 14, 13))``, s = 1..10) as
   frames with R's schema;
 * :func:`synthesise_adult`: capkit's synthesis with the same visit sequence;
-* :func:`band_rows`: Table 1 of one synthesis in both measuring modes, ``"compat"``
-  (``synthpop_compat=True``: synthpop's rules, quirks included, as the paper's numbers were made)
-  and ``"default"`` (capkit's corrected rules), as long rows;
-* :func:`paper_in_band`: the printed values against a band;
+* :func:`exclusion_tables` and :func:`band_rows`: Table 1 of one synthesis in both measuring
+  modes, ``"compat"`` (``synthpop_compat=True``: synthpop's rules, quirks included, as the
+  paper's numbers were made) and ``"default"`` (capkit's corrected rules), as long rows;
+  :func:`same_as_band` checks a stored band file against a recomputed synthesis;
+* :func:`paper_in_band` and :func:`band_range`: the printed values against a band;
+  :func:`absent_values`: whether quirk Q4 mis-pairs a numeric target's rows;
 * :func:`permutation_test`, :func:`holm` and :func:`compare_sources`: capkit's syntheses against
   synthpop's, cell by cell, as a two-sample test.
 
@@ -45,16 +47,20 @@ from capkit.synth import syn
 
 __all__ = [
     "ADULT_VISIT_SEQUENCE",
+    "absent_values",
     "BAND_COLUMNS",
     "MODES",
     "band_range",
     "band_rows",
+    "band_rows_of",
     "compare_sources",
+    "exclusion_tables",
     "holm",
     "load_adult_band",
     "paper_in_band",
     "permutation_test",
     "read_band",
+    "same_as_band",
     "synthesise_adult",
     "table_rows",
 ]
@@ -174,40 +180,95 @@ def table_rows(table: ExclusionTable) -> pd.DataFrame:
     return pd.concat([long, flags, npairs], ignore_index=True)
 
 
-def band_rows(synthetic: pd.DataFrame, original: pd.DataFrame, *, source: str, seed: int,
-              modes: Sequence[str] = tuple(MODES)) -> pd.DataFrame:
-    """Table 1 of one synthesis of Adult in each measuring mode, as rows of a band file.
+def exclusion_tables(synthetic: pd.DataFrame, original: pd.DataFrame,
+                     modes: Sequence[str] = tuple(MODES)) -> dict[str, ExclusionTable]:
+    """Table 1 of one synthesis of Adult in each measuring mode.
 
     Parameters
     ----------
     synthetic, original
         One synthetic Adult and the original (the paper's 14 columns).
-    source
-        ``"r"`` (synthpop's synthesis) or ``"capkit"``: written in the ``source`` column.
-    seed
-        The synthesis seed: written in the ``seed`` column.
     modes
         Keys of :data:`MODES`.
 
     Returns
     -------
-    pandas.DataFrame
-        Columns :data:`BAND_COLUMNS`. The synthesis is measured as a ``synds`` object
-        (``compare_synorig=False``) with the paper's ``not.targetslev`` levels.
+    dict
+        mode -> :class:`~capkit.papers.raab_nowok_dibben.adult_table1.ExclusionTable`, the
+        synthesis measured as a ``synds`` object (``compare_synorig=False``) with the paper's
+        ``not.targetslev`` levels and ``synthpop_compat=MODES[mode]``.
     """
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         raise CapkitError(f"modes must be among {list(MODES)}, got {unknown}")
+    return {mode: exclusion_table(synthetic, original, not_targetlev=ADULT_NOT_TARGETLEV,
+                                  compare_synorig=False, synthpop_compat=MODES[mode])
+            for mode in modes}
+
+
+def band_rows_of(tables: dict[str, ExclusionTable], *, source: str, seed: int) -> pd.DataFrame:
+    """The rows of a band file (columns :data:`BAND_COLUMNS`) for the tables of one synthesis.
+
+    Parameters
+    ----------
+    tables
+        mode -> table, as :func:`exclusion_tables` returns.
+    source
+        ``"r"`` (synthpop's synthesis) or ``"capkit"``: written in the ``source`` column.
+    seed
+        The synthesis seed: written in the ``seed`` column.
+    """
     parts = []
-    for mode in modes:
-        table = exclusion_table(synthetic, original, not_targetlev=ADULT_NOT_TARGETLEV,
-                                compare_synorig=False, synthpop_compat=MODES[mode])
+    for mode, table in tables.items():
         rows = table_rows(table)
         rows.insert(0, "seed", int(seed))
         rows.insert(0, "mode", mode)
         rows.insert(0, "source", source)
         parts.append(rows)
     return pd.concat(parts, ignore_index=True)[list(BAND_COLUMNS)]
+
+
+def band_rows(synthetic: pd.DataFrame, original: pd.DataFrame, *, source: str, seed: int,
+              modes: Sequence[str] = tuple(MODES)) -> pd.DataFrame:
+    """Table 1 of one synthesis of Adult in each measuring mode, as rows of a band file.
+
+    :func:`exclusion_tables` then :func:`band_rows_of`: one row per (mode, target, exclusion,
+    side), columns :data:`BAND_COLUMNS`.
+    """
+    return band_rows_of(exclusion_tables(synthetic, original, modes), source=source, seed=seed)
+
+
+def same_as_band(band: pd.DataFrame, rows: pd.DataFrame, tol: float = 1e-9) -> bool:
+    """Whether ``band`` holds exactly ``rows`` for their (source, mode, seed)s, within ``tol``.
+
+    The check a notebook makes on a stored band file by recomputing one synthesis: False when a
+    row is missing from either side or a value differs by more than ``tol``.
+    """
+    keys = ["source", "mode", "seed", "target", "exclusion", "side"]
+    groups = rows[["source", "mode", "seed"]].drop_duplicates()
+    stored = band.merge(groups, on=["source", "mode", "seed"])
+    if len(stored) != len(rows):
+        return False
+    joined = rows.merge(stored, on=keys, how="outer", suffixes=("", "_stored"),
+                        indicator=True)
+    if not (joined["_merge"] == "both").all():
+        return False
+    return bool(((joined["value"] - joined["value_stored"]).abs() <= tol).all())
+
+
+def absent_values(synthetic: pd.DataFrame, original: pd.DataFrame, column: str) -> int:
+    """How many distinct values of ``original[column]`` the synthesis lacks.
+
+    For a numeric target without missing values, synthpop's ``disclosure()`` pairs the original
+    and synthetic tables by position after re-sorting, as text, only the side that lacks values
+    of the other (quirk Q4, ``docs/synthpop-differences.md``). A synthesis drawn from observed
+    values has no value the original lacks, so its rows are mis-paired exactly when this count
+    is above 0.
+    """
+    for frame, name in ((synthetic, "synthetic"), (original, "original")):
+        if column not in frame.columns:
+            raise CapkitError(f"the {name} data has no column {column!r}")
+    return len(set(original[column].dropna()) - set(synthetic[column].dropna()))
 
 
 def read_band(path: str | os.PathLike) -> pd.DataFrame:
@@ -287,9 +348,11 @@ def permutation_test(x: Sequence[float], y: Sequence[float], *, seed: int = 0,
     differing) the pooled values are exchangeable, so every split of them into groups of the
     two sizes is equally likely. The p-value is the share of splits whose
     ``|mean(x') - mean(y')|`` is at least the observed one (up to a relative 1e-9, so that ties
-    of sums in floating point count as ties). Exact for ``C(n_x + n_y, n_x) <=``
-    :data:`MAX_EXACT_SPLITS` (184,756 splits for 10 and 10; the smallest p-value is then
-    2 / 184,756), otherwise ``n_resamples`` random splits from ``seed`` (plus the observed one).
+    of sums in floating point count as ties): two-sided by the absolute statistic, which for
+    unequal sizes is not twice the smaller one-sided p-value (scipy's "two-sided"). Exact for
+    ``C(n_x + n_y, n_x) <=`` :data:`MAX_EXACT_SPLITS` (184,756 splits for 10 and 10; the
+    smallest p-value is then 2 / 184,756), otherwise ``n_resamples`` random splits from
+    ``seed`` (plus the observed one).
     Tied values need no correction.
 
     Parameters

@@ -19,7 +19,9 @@ measures Table 1 on it in both modes (``compat``: ``synthpop_compat=True``, synt
 rules) with :func:`~capkit.papers.raab_nowok_dibben.adult_band.band_rows`, and writes one row per
 (source, mode, seed, target, exclusion, side) to a CSV that ``notebooks/06_adult.ipynb`` reads
 (side ``orig`` = Dorig, ``syn`` = DiSCO; ``flags`` = 1 if check_1way flagged the target + 2 if
-check_2way did, ``npairs`` = pairs check_2way flagged, both without exclusions). A sidecar
+check_2way did, ``npairs`` = pairs check_2way flagged, both without exclusions; ``absent`` = how
+many of a numeric target's original values the synthesis lacks, which decides whether quirk Q4
+mis-pairs it). A sidecar
 ``<out>.json`` records the command, the capkit commit, the seeds and the times. It prints the time
 of each step and, at the end, each mode's band (min-max over seeds) next to the paper's value.
 The notebook recomputes one seed and checks that it obtains the stored rows, so a stale file is

@@ -26,6 +26,7 @@ from capkit.errors import CapkitError
 from capkit.papers.raab_nowok_dibben.adult_band import (
     ADULT_VISIT_SEQUENCE,
     BAND_COLUMNS,
+    absent_counts,
     absent_values,
     band_range,
     band_rows,
@@ -264,8 +265,12 @@ def test_band_rows_both_modes(adult_slice: pd.DataFrame) -> None:
     synthetic = load_adult_band(BAND, [1])[1].iloc[:3000].reset_index(drop=True)
     rows = band_rows(synthetic, adult_slice, source="r", seed=1)
     assert list(rows.columns) == list(BAND_COLUMNS)
-    # per mode: 10 targets x 5 exclusions x (orig, syn) + flags + npairs
-    assert rows.groupby("mode").size().to_dict() == {"compat": 120, "default": 120}
+    # per mode: 10 targets x 5 exclusions x (orig, syn) + flags + npairs + 4 numeric "absent"
+    assert rows.groupby("mode").size().to_dict() == {"compat": 124, "default": 124}
+    absent = rows[(rows["side"] == "absent") & (rows["mode"] == "compat")]
+    assert list(absent["target"]) == ["capital.gain", "capital.loss", "fnlwgt", "hours.per.week"]
+    assert absent_counts(synthetic, adult_slice) == dict(
+        zip(absent["target"], absent["value"].astype(int), strict=True))
     assert set(rows["source"]) == {"r"} and set(rows["seed"]) == {1}
     wide = rows.pivot_table(index=["target", "exclusion", "side"], columns="mode",
                             values="value")
@@ -275,7 +280,10 @@ def test_band_rows_both_modes(adult_slice: pd.DataFrame) -> None:
     assert (same["compat"] - same["default"]).abs().max() < 1e-12
     # the same rows from the tables, and a band holding them is "the same"
     tables = exclusion_tables(synthetic, adult_slice)
-    pd.testing.assert_frame_equal(band_rows_of(tables, source="r", seed=1), rows)
+    pd.testing.assert_frame_equal(
+        band_rows_of(tables, source="r", seed=1, absent=absent_counts(synthetic, adult_slice)),
+        rows)
+    assert not same_as_band(rows, band_rows_of(tables, source="r", seed=1))  # "absent" lacks
     other = rows.assign(seed=2, value=rows["value"] + 1)
     band = pd.concat([other, rows], ignore_index=True).sample(frac=1, random_state=0)
     assert same_as_band(band, rows)

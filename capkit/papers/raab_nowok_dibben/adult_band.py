@@ -28,7 +28,7 @@ import functools
 import itertools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +39,7 @@ from capkit.errors import CapkitError
 from capkit.papers.raab_nowok_dibben.adult_table1 import (
     ADULT_NOT_TARGETLEV,
     ADULT_TABLE1,
+    ADULT_TARGETS,
     EXCLUSIONS,
     ExclusionTable,
     exclusion_table,
@@ -47,6 +48,7 @@ from capkit.synth import syn
 
 __all__ = [
     "ADULT_VISIT_SEQUENCE",
+    "absent_counts",
     "absent_values",
     "BAND_COLUMNS",
     "MODES",
@@ -206,7 +208,8 @@ def exclusion_tables(synthetic: pd.DataFrame, original: pd.DataFrame,
             for mode in modes}
 
 
-def band_rows_of(tables: dict[str, ExclusionTable], *, source: str, seed: int) -> pd.DataFrame:
+def band_rows_of(tables: dict[str, ExclusionTable], *, source: str, seed: int,
+                 absent: Mapping[str, int] | None = None) -> pd.DataFrame:
     """The rows of a band file (columns :data:`BAND_COLUMNS`) for the tables of one synthesis.
 
     Parameters
@@ -217,10 +220,17 @@ def band_rows_of(tables: dict[str, ExclusionTable], *, source: str, seed: int) -
         ``"r"`` (synthpop's synthesis) or ``"capkit"``: written in the ``source`` column.
     seed
         The synthesis seed: written in the ``seed`` column.
+    absent
+        ``{target: count}`` of :func:`absent_counts`, written (in every mode) as side
+        ``absent``, exclusion ``no_excl``; None writes none.
     """
     parts = []
     for mode, table in tables.items():
         rows = table_rows(table)
+        if absent is not None:
+            rows = pd.concat([rows, pd.DataFrame({
+                "target": list(absent), "exclusion": "no_excl", "side": "absent",
+                "value": [float(v) for v in absent.values()]})], ignore_index=True)
         rows.insert(0, "seed", int(seed))
         rows.insert(0, "mode", mode)
         rows.insert(0, "source", source)
@@ -232,10 +242,11 @@ def band_rows(synthetic: pd.DataFrame, original: pd.DataFrame, *, source: str, s
               modes: Sequence[str] = tuple(MODES)) -> pd.DataFrame:
     """Table 1 of one synthesis of Adult in each measuring mode, as rows of a band file.
 
-    :func:`exclusion_tables` then :func:`band_rows_of`: one row per (mode, target, exclusion,
-    side), columns :data:`BAND_COLUMNS`.
+    :func:`exclusion_tables`, :func:`absent_counts`, then :func:`band_rows_of`: one row per
+    (mode, target, exclusion, side), columns :data:`BAND_COLUMNS`.
     """
-    return band_rows_of(exclusion_tables(synthetic, original, modes), source=source, seed=seed)
+    return band_rows_of(exclusion_tables(synthetic, original, modes), source=source, seed=seed,
+                        absent=absent_counts(synthetic, original))
 
 
 def same_as_band(band: pd.DataFrame, rows: pd.DataFrame, tol: float = 1e-9) -> bool:
@@ -269,6 +280,13 @@ def absent_values(synthetic: pd.DataFrame, original: pd.DataFrame, column: str) 
         if column not in frame.columns:
             raise CapkitError(f"the {name} data has no column {column!r}")
     return len(set(original[column].dropna()) - set(synthetic[column].dropna()))
+
+
+def absent_counts(synthetic: pd.DataFrame, original: pd.DataFrame,
+                  targets: Sequence[str] = ADULT_TARGETS) -> dict[str, int]:
+    """:func:`absent_values` for every numeric target (those Q4 can mis-pair), in order."""
+    return {t: absent_values(synthetic, original, t) for t in targets
+            if t in original.columns and pd.api.types.is_numeric_dtype(original[t].dtype)}
 
 
 def read_band(path: str | os.PathLike) -> pd.DataFrame:

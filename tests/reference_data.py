@@ -23,6 +23,9 @@ REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 SYNTHPOP = REFERENCE / "synthpop"
 #: The full oracle this project's reference was taken from (only beside a development clone).
 SHARED_ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle"
+#: Cases holding synthetic data only (no recorded call to replay), read by their own loaders:
+#: not laid out by :func:`synthpop_oracle_root`.
+SYNTHETIC_ONLY = ("adult_band",)
 
 
 def r_csv(frame: pd.DataFrame, path: Path) -> None:
@@ -47,7 +50,8 @@ def synthpop_oracle_root() -> Path:
     """A temporary folder with every synthpop case as plain files (``results.json``, the
     synthetic CSVs, the hand-made edge-case CSVs and ``orig.csv`` rebuilt from the data)."""
     root = Path(tempfile.mkdtemp(prefix="capkit-reference-"))
-    for case in sorted(p for p in SYNTHPOP.iterdir() if p.is_dir()):
+    for case in sorted(p for p in SYNTHPOP.iterdir()
+                       if p.is_dir() and p.name not in SYNTHETIC_ONLY):
         target = root / case.name
         target.mkdir()
         for source in case.iterdir():

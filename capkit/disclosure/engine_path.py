@@ -365,9 +365,11 @@ def _kind(values: pd.Index, original: object, column: str) -> str:
 
 
 def engine_cells(original: object, synthetic: object, keys: list[str], target: str,
-                 engine: str, sort_key: SortKey = None) -> tuple[CellTable, KeyMargins]:
+                 engine: str, sort_key: SortKey = None, *, allow_disjoint_levels: bool = False
+                 ) -> tuple[CellTable, KeyMargins]:
     """Cells of one synthesis counted by ``engine`` and its 2-way margins."""
-    table = crosstab(original, synthetic, keys, target, engine=engine)
+    table = crosstab(original, synthetic, keys, target, engine=engine,
+                     allow_disjoint_levels=allow_disjoint_levels)
     target_kind = _kind(table.targets, original, target)
     key_kind = _kind(table.keys.levels[0], original, keys[0]) if len(keys) == 1 else None
     named, key_texts = labelled(table, target)
@@ -399,6 +401,7 @@ def engine_disclosure(
     thresh_2way: Sequence[float],
     digits: int,
     collation: Callable[[str], object] | None,
+    allow_disjoint_levels: bool = False,
 ) -> DisclosureResult:
     """:func:`capkit.disclosure.disclosure` with the counting done by DuckDB or Spark.
 
@@ -441,7 +444,9 @@ def engine_disclosure(
         return _exclusions(cells, margins, data_keys, target_name, ex_k, ex_kl, ex_tl,
                            not_targetlev, use_t_na, flags, lim, excl_flag)
 
-    per_synthesis = (engine_cells(original, source, data_keys, target_name, engine, collation)
+    allow = opt.check_flag(allow_disjoint_levels, "allow_disjoint_levels")
+    per_synthesis = (engine_cells(original, source, data_keys, target_name, engine, collation,
+                                  allow_disjoint_levels=allow)
                      for source in sources)
     return measure_syntheses(per_synthesis, first_exclusions, keys=list(data_keys),
                              target=target_name, thresh_1way=t1, thresh_2way=t2,

@@ -50,8 +50,12 @@ def connect(config: dict[str, Any] | None = None) -> Any:
     return duckdb.connect(":memory:", config=settings)
 
 
-def relation(source: object, con: Any, role: str) -> Any:
-    """A DuckDB relation over ``source`` (DataFrame, path/glob/list of paths, or a relation)."""
+def relation(source: object, con: Any, role: str, *, sep: str | None = None) -> Any:
+    """A DuckDB relation over ``source`` (DataFrame, path/glob/list of paths, or a relation).
+
+    CSV files are read with ``sep`` as the delimiter when given (``"tab"`` or ``"\\t"`` for a
+    tab), else with DuckDB's own detection.
+    """
     if is_duckdb_relation(source):
         return source
     try:
@@ -60,7 +64,8 @@ def relation(source: object, con: Any, role: str) -> Any:
         files, fmt = expand_paths(source, role)  # type: ignore[arg-type]
         if fmt == "parquet":
             return con.read_parquet(files)
-        return con.read_csv(files, header=True, na_values=list(CSV_NA_VALUES))
+        options = {} if sep is None else {"sep": "\t" if sep in ("tab", "\\t") else sep}
+        return con.read_csv(files, header=True, na_values=list(CSV_NA_VALUES), **options)
     except CapkitError:
         raise
     except Exception as exc:  # duckdb raises its own exception hierarchy

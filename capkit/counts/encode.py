@@ -38,9 +38,11 @@ from capkit.errors import CapkitError, ContinuousTargetWarning, DisjointLevelsEr
 MIN_LEVEL_OVERLAP = 0.5
 
 #: A numeric target with more distinct values than this in the original is continuous: exact
-#: matching says little about it. 20 is the number of classes synthpop's own disclosure example
-#: groups the numeric target ``income`` into (``ngroups_targets = 20``, SD2011 vignette).
-CONTINUOUS_TARGET_LEVELS = 20
+#: matching says little about it. 60 is synthpop's ``maxfaclevels`` default, the most levels
+#: ``syn()`` accepts for a categorical variable: a numeric column with more values would not be
+#: a category in synthpop's own synthesis. (SD2011's ``depress``, a 0-21 score that synthpop's
+#: disclosure examples use as a target, stays below; ``income`` is far above.)
+CONTINUOUS_TARGET_LEVELS = 60
 
 #: Levels of each side shown in the message of a disjoint column.
 SHOWN_LEVELS = 6
@@ -264,9 +266,9 @@ def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
     return codes_first, codes_second, labels
 
 
-def _shown(labels: np.ndarray, counts: np.ndarray, present: np.ndarray) -> str:
+def _shown(labels: np.ndarray | pd.Index, counts: np.ndarray, present: np.ndarray) -> str:
     """The first few levels of one side (in level order), as a list for a message."""
-    used = labels[present & (counts > 0)]
+    used = np.asarray(pd.Index(labels)[present & (counts > 0)], dtype=object)
     parts = [repr(x) if isinstance(x, str) else str(x) for x in used[:SHOWN_LEVELS]]
     if len(used) > SHOWN_LEVELS:
         parts.append(f"... ({len(used)} levels)")
@@ -330,7 +332,6 @@ def check_levels(
         (a :class:`CapkitError`) when a synthesis covers fewer than :data:`MIN_LEVEL_OVERLAP`
         of the original records.
     """
-    labels = np.asarray(labels, dtype=object)
     counts_o = np.asarray(counts_o, dtype=float)
     present = np.ones(len(labels), dtype=bool) if missing is None else ~np.asarray(missing)
     total = float(counts_o[present].sum())

@@ -220,8 +220,9 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
             "usekeys_na": not no_keys_na, "usetargets_na": not no_target_na,
             "ngroups_targets": ngroups_targets, "ngroups_keys": ngroups_keys,
             "cont_na": _cont_na(cont_pairs, inputs) if chosen == "pandas" else None,
-            "allow_disjoint_levels": allow_disjoint_levels,
         }
+        if allow_disjoint_levels:
+            options["allow_disjoint_levels"] = True
         if not_lev:
             options["not_targetlev"] = not_lev
         if t1 is not None:

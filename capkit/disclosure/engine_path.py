@@ -52,7 +52,7 @@ from capkit.disclosure.checks import KeyMargins
 from capkit.disclosure.measures import Exclusions
 from capkit.disclosure.per_synthesis import measure_syntheses
 from capkit.disclosure.result import DisclosureResult
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, DisjointLevelsError
 
 #: The values ``engine`` may take (``None``: chosen from the inputs).
 ENGINE_CHOICES = (None, *engines.ENGINES)
@@ -445,9 +445,17 @@ def engine_disclosure(
                            not_targetlev, use_t_na, flags, lim, excl_flag)
 
     allow = opt.check_flag(allow_disjoint_levels, "allow_disjoint_levels")
-    per_synthesis = (engine_cells(original, source, data_keys, target_name, engine, collation,
-                                  allow_disjoint_levels=allow)
-                     for source in sources)
+
+    def cells_of(j: int, source: object) -> tuple[CellTable, KeyMargins]:
+        try:
+            return engine_cells(original, source, data_keys, target_name, engine, collation,
+                                allow_disjoint_levels=allow)
+        except DisjointLevelsError as exc:
+            if len(sources) == 1:
+                raise
+            raise DisjointLevelsError(f"synthetic data set {j}: {exc}") from exc
+
+    per_synthesis = (cells_of(j, source) for j, source in enumerate(sources, start=1))
     return measure_syntheses(per_synthesis, first_exclusions, keys=list(data_keys),
                              target=target_name, thresh_1way=t1, thresh_2way=t2,
                              parse_labels=False, sort_key=collation, digits=digits, messages=[])

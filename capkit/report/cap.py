@@ -40,7 +40,8 @@ def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: 
         tables=[Table("Average CAP by target", mean, units=_UNITS,
                       note="CAP v1: Definition 2 (a key absent from the synthetic data counts "
                            "0); CAP v2: Definition 3 (over records whose key occurs in the "
-                           "synthetic data); correct predictions: share of original records "
+                           "synthetic data; NA when none does); correct predictions: share "
+                           "of original records "
                            "whose most frequent synthetic target (ties shared) is right. "
                            "100 - CAP v2 and 100 - CAP v1 are SDMetrics' CategoricalCAP and "
                            "CategoricalZeroCAP scores, in percent.")])]

@@ -24,6 +24,7 @@ checked once per column (:func:`check_levels`), before anything is counted:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -278,9 +279,9 @@ def _shown(labels: np.ndarray | pd.Index, counts: np.ndarray, present: np.ndarra
 def continuous_target_message(column: str, distinct: int, covered: float, total: float) -> str:
     """What the :class:`~capkit.errors.ContinuousTargetWarning` of a target says."""
     share = ""
-    if covered < total:
-        share = (f"; only {100 * covered / total:.1f}% of the original records have a value "
-                 "that occurs exactly in the synthetic data")
+    if covered < total:  # rounded down: never "100.0%" when some value is not found
+        share = (f"; {math.floor(1000 * covered / total) / 10:.1f}% of the original records "
+                 "have a value that occurs exactly in the synthetic data")
     return (
         f"target {column!r} is numeric with {distinct} distinct values in the original data "
         f"(more than {CONTINUOUS_TARGET_LEVELS}): DiSCO, CAP and the other attribute measures "

@@ -122,3 +122,12 @@ def test_one_pair_grammar() -> None:
     assert disclosure(frame, frame, "sex", "y").check2 == "1 pair needs checks"
     compat = disclosure(frame, frame, "sex", "y", synthpop_compat=True)
     assert compat.check2 == "1 pairs need checks"  # synthpop's own words
+
+
+def test_empty_synthetic_csv_is_called_empty(tmp_path) -> None:  # noqa: ANN001
+    """A header-only CSV has text columns only: the message says it is empty, not mistyped."""
+    orig = _frame()
+    empty = tmp_path / "empty.csv"
+    orig.iloc[:0].to_csv(empty, index=False)
+    with pytest.raises(CapkitError, match="synthetic data is empty"):
+        crosstab(orig, str(empty), "age", "race")

@@ -99,7 +99,14 @@ def group_counts(original: object, synthetic: object, keys: list[str], targets: 
         rel_o = relation(original, con, "original")
         rel_s = relation(synthetic, con, "synthetic")
         reject_duplicated_columns(original, synthetic)
-        validate_schemas(_schema(original, rel_o), _schema(synthetic, rel_s), keys, targets)
+        try:
+            validate_schemas(_schema(original, rel_o), _schema(synthetic, rel_s), keys, targets)
+        except CapkitError:
+            # a CSV file with a header and no rows has text columns only: say it is empty
+            for role, rel in (("original", rel_o), ("synthetic", rel_s)):
+                if not rel.limit(1).fetchall():
+                    raise CapkitError(f"{role} data is empty (0 rows)") from None
+            raise
         columns = keys + targets
         return _grouped(rel_o, columns, "original"), _grouped(rel_s, columns, "synthetic")
     finally:

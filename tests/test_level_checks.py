@@ -5,6 +5,7 @@ is a warning; both leave the numbers of well-coded inputs untouched."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -124,7 +125,7 @@ def test_one_pair_grammar() -> None:
     assert compat.check2 == "1 pairs need checks"  # synthpop's own words
 
 
-def test_empty_synthetic_csv_is_called_empty(tmp_path) -> None:  # noqa: ANN001
+def test_empty_synthetic_csv_is_called_empty(tmp_path: Path) -> None:
     """A header-only CSV has text columns only: the message says it is empty, not mistyped."""
     orig = _frame()
     empty = tmp_path / "empty.csv"

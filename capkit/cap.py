@@ -191,15 +191,18 @@ def record_cap(
     target: str | Sequence[str],
     *,
     dropna: bool = False,
+    allow_disjoint_levels: bool = False,
 ) -> pd.Series:
     """Individual CAP (Definition 1) of every original record, indexed like ``original``.
 
     Counts come from one :func:`capkit.counts.tables.crosstab` pass; each record takes its cell's
     CAP.
     Records dropped with ``dropna=True`` get NaN. ``record_cap(...).mean()`` is the average CAP,
-    version 1.
+    version 1. A key or target coded differently in the two frames is an error unless
+    ``allow_disjoint_levels`` (as in :func:`~capkit.counts.tables.crosstab`).
     """
-    table = crosstab(original, synthetic, keys, target, dropna=dropna)
+    table = crosstab(original, synthetic, keys, target, dropna=dropna,
+                     allow_disjoint_levels=allow_disjoint_levels)
     cap = _individual(table.synthetic)  # crosstab counts are int64 already
     i, j = table.record_cell[:, 0], table.record_cell[:, 1]
     kept = i >= 0

@@ -106,7 +106,8 @@ def test_disclosure_of_depress(report: dict, oracle: dict) -> None:
 
 
 def test_cap_family_agrees_with_capkit_cap(report: dict) -> None:
-    """DCAP = 100 x average CAP v1, and 100 x DCAP / iS = CAP v2, through two code paths."""
+    """DCAP = 100 x average CAP v1, and 100 x DCAP / iS = CAP v2, through two code paths (both
+    reports in percent)."""
     files = [str(ORACLE / "orig.csv")] + [str(ORACLE / f"syn_{j}.csv") for j in range(1, 6)]
     result = CliRunner().invoke(main, ["cap", *files, "--keys", KEYS, "--targets",
                                        "depress,workab", "--format", "json", "-q"])
@@ -115,6 +116,6 @@ def test_cap_family_agrees_with_capkit_cap(report: dict) -> None:
                                                "Average CAP by target")}
     family = {r["index"]: r for r in _table(report, "CAP family")}
     for target in ("depress", "workab"):
-        assert _close(100 * cap_rows[target]["CAP v1"], family[target]["CAP v1 (DCAP)"])
-        assert _close(100 * cap_rows[target]["CAP v2"], family[target]["CAP v2"])
-        assert _close(100 * cap_rows[target]["baseline"], family[target]["baseline"])
+        assert _close(cap_rows[target]["CAP v1"], family[target]["CAP v1 (DCAP)"])
+        assert _close(cap_rows[target]["CAP v2"], family[target]["CAP v2"])
+        assert _close(cap_rows[target]["baseline"], family[target]["baseline"])

@@ -90,6 +90,7 @@ def count_frames(
     *,
     dropna: bool = False,
     sparse_output: bool | None = None,
+    allow_disjoint_levels: bool = False,
 ) -> KeyTargetTable:
     """The counts of :func:`capkit.counts.tables.crosstab` for two pandas DataFrames.
 
@@ -98,8 +99,10 @@ def count_frames(
     """
     validate_frames(original, synthetic, key_cols, target_cols)
 
-    i_o, i_s, target_labels = encode_columns(original, synthetic, target_cols)
-    j_o, j_s, key_labels = encode_columns(original, synthetic, key_cols)
+    i_o, i_s, target_labels = encode_columns(original, synthetic, target_cols, role="target",
+                                             allow_disjoint_levels=allow_disjoint_levels)
+    j_o, j_s, key_labels = encode_columns(original, synthetic, key_cols, role="key",
+                                          allow_disjoint_levels=allow_disjoint_levels)
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
     shape = (len(target_labels), len(key_labels))

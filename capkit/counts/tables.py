@@ -33,6 +33,7 @@ def crosstab(
     dropna: bool = False,
     sparse_output: bool | None = None,
     engine: str | None = None,
+    allow_disjoint_levels: bool = False,
 ) -> KeyTargetTable:
     """Aligned target x key count tables of an original and a synthetic data frame.
 
@@ -59,6 +60,12 @@ def crosstab(
         larger than memory) or ``"spark"`` (PySpark DataFrames, clusters); ``None`` chooses from
         the inputs (pandas for two DataFrames). Every engine gives the same labels and counts;
         DuckDB and Spark return ``record_cell = None``. See :mod:`capkit.counts.engines`.
+    allow_disjoint_levels
+        By default a key or target column whose levels barely overlap between the two frames
+        (fewer than half of the original records with a value of it have a value that occurs
+        in the synthetic data, missing values aside) is an error: the frames almost surely
+        code it differently, and every exact-match measure would report no risk. ``True``
+        counts it anyway. (:func:`capkit.counts.encode.check_levels`.)
 
     Returns
     -------
@@ -70,7 +77,15 @@ def crosstab(
     ------
     CapkitError
         For a missing column, a target that is also a key, an empty frame, duplicated column
-        names, or a column that is numeric in one frame and text in the other.
+        names, a column that is numeric in one frame and text in the other, or a column whose
+        levels barely overlap (see ``allow_disjoint_levels``).
+
+    Warns
+    -----
+    ContinuousTargetWarning
+        For a numeric target with more than
+        :data:`capkit.counts.encode.CONTINUOUS_TARGET_LEVELS` distinct values: it is counted
+        by exact value (see :func:`capkit.counts.encode.check_levels`).
     """
     key_cols = as_list(keys, "keys")
     target_cols = as_list(target, "target")
@@ -80,13 +95,15 @@ def crosstab(
         engine = engines.choose_engine(original, synthetic, engine)
         if engine != "pandas":
             counted = engines.count_codes(original, synthetic, key_cols, target_cols, engine,
-                                          dropna=dropna)
+                                          dropna=dropna,
+                                          allow_disjoint_levels=allow_disjoint_levels)
             counts_o, counts_s = engines.count_table(counted, sparse_output)
             return KeyTargetTable(counts_o, counts_s, counted.targets, counted.keys, None, None)
         original = engines.to_pandas(original, key_cols + target_cols, "original")
         synthetic = engines.to_pandas(synthetic, key_cols + target_cols, "synthetic")
     return count_frames(original, synthetic, key_cols, target_cols, dropna=dropna,
-                        sparse_output=sparse_output)
+                        sparse_output=sparse_output,
+                        allow_disjoint_levels=allow_disjoint_levels)
 
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Gower distance, distance to closest record (DCR) and the synthetic-vs-training-vs-holdout check.
 
-Minieri, "Synthetic data for privacy preservation - Part 2" (seeds/004):
+Minieri, "Synthetic data for privacy preservation - Part 2" (2022):
 
 * **Gower distance** between records i and j over p columns with weights w_k::
 

@@ -20,7 +20,7 @@ from capkit.attacks.attackers import resolve, with_options
 from capkit.attacks.attribute import macro_f1
 from capkit.attacks.grid import prepare
 from capkit.counts.table import records_from_counts
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, DisjointLevelsError
 from capkit.papers.baillargeon_charest import tables as paper
 
 TARGETS, KEYS = ["T1", "T2", "T3"], ["K1", "K2", "K3"]
@@ -425,6 +425,16 @@ def test_bad_input_names_the_argument() -> None:
         run(members, synthetic, ["a"], "t", trained_on="holdout")
     with pytest.raises(CapkitError, match="numeric key 'x' has missing values"):
         run(members.assign(x=np.nan), synthetic, ["x"], "t", attacker="nn")
+    recoded = synthetic.assign(a=synthetic["a"].map({"a": "A", "b": "B", "c": "C"}))
+    with pytest.raises(DisjointLevelsError, match="key column 'a'"):
+        run(members, recoded, ["a"], "t")
+    assert run(members, recoded, ["a"], "t", attacker="cap",
+               allow_disjoint_levels=True).coverage == 0.0
+    with pytest.raises(DisjointLevelsError, match="target column 't'"):
+        run(members, synthetic.assign(t="other"), ["a"], "t")
+    with warnings.catch_warnings():  # continuous numeric keys and targets need no exact match
+        warnings.simplefilter("error")
+        run(members.assign(x=members["x"] + 0.5), synthetic, ["x"], "y", attacker="nn")
     with pytest.raises(CapkitError, match="no key combinations: key_length=3"):
         attacks.baseline_table(members, synthetic, ["a", "t"], "t", key_length=3,
                                progress=False)

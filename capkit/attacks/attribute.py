@@ -237,6 +237,7 @@ def attribute_attack(
     trained_on: str = "synthetic",
     confidence: float = 0.95,
     check_overlap: bool = True,
+    allow_disjoint_levels: bool = False,
 ) -> AttackResult:
     """Attribute disclosure attack of Hittmeir, Mayer & Ekelhart (2020), with a holdout control.
 
@@ -279,6 +280,9 @@ def attribute_attack(
     check_overlap
         Warn when holdout rows are identical to original rows on every column
         (:func:`capkit.attacks.grid.shared_rows`); pass False when the split was by record.
+    allow_disjoint_levels
+        Attack even when a categorical key or target barely shares levels between original and
+        synthetic data (an error by default: they are probably coded differently).
 
     Returns
     -------
@@ -292,7 +296,7 @@ def attribute_attack(
     """
     tolerance = check_tolerance(tolerance)
     grid = prepare(original, synthetic, keys, target, holdout=holdout, kind=kind,
-                   check_overlap=check_overlap)
+                   check_overlap=check_overlap, allow_disjoint_levels=allow_disjoint_levels)
     index = {"members": original.index}
     if holdout is not None:
         index["holdout"] = holdout.index

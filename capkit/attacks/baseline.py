@@ -77,6 +77,7 @@ def baseline_table(
     confidence: float = 0.95,
     progress: bool = True,
     check_overlap: bool = True,
+    allow_disjoint_levels: bool = False,
 ) -> pd.DataFrame:
     """Every attacker on every key combination: the paper's baseline, as a tidy table.
 
@@ -111,6 +112,8 @@ def baseline_table(
     check_overlap
         Warn (once) when holdout rows are identical to original rows on every column; pass
         False when the split was by record.
+    allow_disjoint_levels
+        As :func:`capkit.attacks.attribute.attribute_attack`.
 
     Returns
     -------
@@ -145,7 +148,8 @@ def baseline_table(
     rows: list[dict[str, object]] = []
     for target, keys, j in tqdm(plan, desc="baseline attacks", disable=not progress):
         grid = prepare(original, syntheses[j], list(keys), target, holdout=holdout,
-                       check_overlap=check_overlap and not rows)  # warn once, on the first
+                       check_overlap=check_overlap and not rows,  # warn once, on the first
+                       allow_disjoint_levels=allow_disjoint_levels)
         label = " + ".join(keys)
         options = {"seed": seed, "tolerance": tolerance, "confidence": confidence,
                    "cache": {}}

@@ -18,10 +18,16 @@ import numpy as np
 import pandas as pd
 
 from capkit.attacks.gcap import key_parts
-from capkit.counts.encode import as_list, kind_of_series, validate_frames
+from capkit.counts.encode import (
+    as_list,
+    check_levels,
+    factorize_pair,
+    kind_of_series,
+    validate_frames,
+)
 from capkit.counts.tables import KeyTargetTable, Table, crosstab
 from capkit.data.labels import is_numeric
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, ContinuousTargetWarning
 
 #: Groups of records an attack trains on or scores.
 GROUPS = ("synthetic", "members", "holdout")
@@ -124,6 +130,22 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
             "check_overlap=False.", UserWarning, stacklevel=4)
 
 
+def _check_coding(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],
+                  target: str, allow_disjoint_levels: bool) -> None:
+    """The level rule of :func:`capkit.counts.encode.check_levels` for the categorical keys and
+    target: a column coded differently in the two frames would make every attacker miss and
+    report no risk. Numeric columns are exempt: the attacks compare numeric keys by distance
+    and score a numeric target with a tolerance, so their values need not match exactly."""
+    for column, role in [*((k, "key") for k in keys), (target, "target")]:
+        if is_numeric(original[column]):
+            continue
+        codes_o, codes_s, levels = factorize_pair(original[column], synthetic[column])
+        size = len(levels)
+        check_levels(column, role, levels, np.bincount(codes_o, minlength=size),
+                     [np.bincount(codes_s, minlength=size)], missing=np.asarray(pd.isna(levels)),
+                     allow_disjoint_levels=allow_disjoint_levels)
+
+
 def prepare(
     original: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -133,6 +155,7 @@ def prepare(
     holdout: pd.DataFrame | None = None,
     kind: str = "auto",
     check_overlap: bool = True,
+    allow_disjoint_levels: bool = False,
 ) -> Grid:
     """Check the inputs of an attack and count them on one grid.
 
@@ -155,6 +178,10 @@ def prepare(
         ``"numeric"``.
     check_overlap
         Warn when holdout rows are identical to original rows (:func:`shared_rows`).
+    allow_disjoint_levels
+        Attack even when a categorical key or target barely shares levels between original and
+        synthetic data (by default a :class:`capkit.errors.DisjointLevelsError`: the two are
+        probably coded differently, and every attacker would miss).
 
     Raises
     ------
@@ -178,7 +205,11 @@ def prepare(
         kind = "numeric" if is_numeric(original[target]) else "categorical"
     if kind == "numeric" and not is_numeric(original[target]):
         raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
-    table = crosstab(original, synthetic, key_cols, target, holdout=holdout)
+    _check_coding(original, synthetic, key_cols, target, allow_disjoint_levels)
+    with warnings.catch_warnings():  # checked above, column by column
+        warnings.simplefilter("ignore", ContinuousTargetWarning)
+        table = crosstab(original, synthetic, key_cols, target, holdout=holdout,
+                         allow_disjoint_levels=True)
     values = None
     if kind == "numeric":
         values = pd.to_numeric(pd.Series(table.targets), errors="coerce").to_numpy(np.float64)

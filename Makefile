@@ -7,20 +7,21 @@ SHARED_DATA := $(abspath ../shared/data)
 export CAPKIT_DATA ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: test reproduce quick notebooks lint bench clean
+.PHONY: test reproduce quick notebooks lint docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,spark]"
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e ".[dev,spark]"
 	touch $(STAMP)
 
 ## test: unit, property and conformance tests, then nbval over the stored notebooks
 test: $(STAMP)
 	$(BIN)/ruff check capkit tests benchmarks
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest -q -n 2 tests
-	$(BIN)/python -m pytest -q --nbval --nbval-current-env -p no:randomly notebooks
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --nbval --nbval-current-env -p no:randomly notebooks
 
 ## reproduce: execute every experiment notebook, write figures/ and figures/claims.md
 reproduce: $(STAMP)
@@ -36,6 +37,11 @@ notebooks: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check capkit tests benchmarks
+	$(BIN)/lint-imports --no-cache
+
+## docs: the API reference and guides as a static site in build/site (mkdocs + mkdocstrings)
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

@@ -124,8 +124,11 @@ def big_child(original: str, synthetic: str) -> None:
     """Run in a fresh process: count with DuckDB, compute the measures, print JSON."""
     from capkit.counts.tables import crosstab
 
+    # the "unique" worst case shifts the synthetic keys by half the rows: exactly at the
+    # overlap limit of capkit.counts.encode.check_levels, so the check is switched off here
+    allow = {"allow_disjoint_levels": True}
     start = time.perf_counter()
-    table = crosstab(original, synthetic, KEYS, TARGET, engine="duckdb")
+    table = crosstab(original, synthetic, KEYS, TARGET, engine="duckdb", **allow)
     counted = time.perf_counter() - start
     values = measures(table)
     total = time.perf_counter() - start
@@ -133,7 +136,7 @@ def big_child(original: str, synthetic: str) -> None:
     from capkit.disclosure import disclosure
 
     start = time.perf_counter()
-    result = disclosure(synthetic, original, KEYS, TARGET, engine="duckdb")
+    result = disclosure(synthetic, original, KEYS, TARGET, engine="duckdb", **allow)
     one_call = time.perf_counter() - start
     public = {**result.ident.iloc[0].to_dict(), **result.attrib.iloc[0].to_dict(),
               **result.allcaps.iloc[0].to_dict()}

@@ -4,8 +4,9 @@ Protection and CategoricalRF, the three calls whose SDMetrics times the oracle r
 Data (the oracle's ``timings``, ``reference/sdmetrics/results.json.gz``): real = AdultUCI
 without ``education.num``, dotted names, the 45,222 records complete in every column except
 income (income keeps its NA for the UCI test records); synthetic = synthpop's own synthesis of
-all 48,842 records, ``../shared/oracle/adult_band/syn_seed1.csv.gz`` (``--synthetic``; without
-it, capkit's CART synthesis of Adult with seed 1, about a minute, and the output says so).
+all 48,842 records, ``reference/synthpop/adult_band/syn_seed1.csv.gz`` (``--synthetic``;
+without it, capkit's CART synthesis of Adult with seed 1, about a minute, and the output says
+so).
 Integers are int64, the rest text; ``meta`` is numerical for the integer columns, categorical
 otherwise. ``numpy.random.seed(0)`` and ``DCRBaselineProtection._seed = 0`` before each call,
 as in the oracle.
@@ -58,7 +59,8 @@ from capkit.data.datasets import load_adult
 from capkit.synth import syn as synthesise
 
 ROOT = Path(__file__).resolve().parents[1]
-SYNTHETIC = ROOT.parent / "shared" / "oracle" / "adult_band" / "syn_seed1.csv.gz"
+#: synthpop's own synthesis of Adult (the oracle timings' synthetic data), shipped in reference/.
+SYNTHETIC = ROOT / "reference" / "synthpop" / "adult_band" / "syn_seed1.csv.gz"
 KEYS, SENSITIVE = ["age", "sex", "race", "marital.status"], ["occupation"]
 GOALS = {"dp": 0.2, "dcr": 20.0, "rf": 30.0}
 RECORDED = {"dp": "DisclosureProtection_cap_4keys_1sens", "dcr": "DCRBaselineProtection",

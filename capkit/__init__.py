@@ -19,7 +19,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, CapkitWarning
 
 __version__ = "0.1.0"
 
@@ -84,4 +84,4 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *SHORT_NAMES, *MODULES])
 
 
-__all__ = ["CapkitError", "__version__"]
+__all__ = ["CapkitError", "CapkitWarning", "__version__"]

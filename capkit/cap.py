@@ -268,13 +268,15 @@ def record_cap(
     *,
     dropna: bool = False,
     holdout: pd.DataFrame | None = None,
+    allow_disjoint_levels: bool = False,
 ) -> pd.Series:
     """Individual CAP (Definition 1) of every original record, indexed like ``original``.
 
     Counts come from one :func:`capkit.counts.tables.crosstab` pass; each record takes its cell's
     CAP.
     Records dropped with ``dropna=True`` get NaN. ``record_cap(...).mean()`` is the average CAP,
-    version 1.
+    version 1. A key or target coded differently in the two frames is an error unless
+    ``allow_disjoint_levels`` (as in :func:`~capkit.counts.tables.crosstab`).
 
     With a ``holdout`` (records not used to make the synthetic data) the holdout records get
     their CAP against the same synthetic data too, and the Series has a two-level index
@@ -282,7 +284,8 @@ def record_cap(
     ``.loc["holdout"]`` is indexed like ``holdout``; ``.groupby(level="group").mean()`` gives
     both average CAPs (version 1).
     """
-    table = crosstab(original, synthetic, keys, target, dropna=dropna, holdout=holdout)
+    table = crosstab(original, synthetic, keys, target, dropna=dropna, holdout=holdout,
+                     allow_disjoint_levels=allow_disjoint_levels)
     cap = _individual(table.synthetic)  # crosstab counts are int64 already
 
     def values(cells: np.ndarray) -> np.ndarray:

@@ -205,8 +205,8 @@ def _residual(attack: float, attack_error: float, control: float, control_error:
 
 
 def compare_to_control(k_members: float, n_members: float, k_control: float | None = None,
-                       n_control: float | None = None, *, confidence: float = 0.95
-                       ) -> ControlComparison:
+                       n_control: float | None = None, *, confidence: float = 0.95,
+                       warn: bool = True) -> ControlComparison:
     """Compare an attack's success on the members with its success on a control set.
 
     The rates are the plain shares k / n, each with its Wilson score interval; the risk is
@@ -225,12 +225,13 @@ def compare_to_control(k_members: float, n_members: float, k_control: float | No
         Successes and attacks on the control; both None for no control.
     confidence
         Confidence level of the intervals, in [0, 1).
+    warn
+        Emit a RuntimeWarning when the risk is undefined (the ``note`` says it either way).
 
     Returns
     -------
     ControlComparison
-        With a control rate of exactly 1 the risk is undefined: NaN, with ``note`` saying why
-        (and a RuntimeWarning).
+        With a control rate of exactly 1 the risk is undefined: NaN, with ``note`` saying why.
 
     Raises
     ------
@@ -255,9 +256,10 @@ def compare_to_control(k_members: float, n_members: float, k_control: float | No
     control, control_error = _rate(k_control, n_control, confidence, "k_control", "n_control")
     advantage = members.rate - control.rate
     if control.rate == 1.0:
-        note = ("the control attack succeeded on every control record (rate 1): the risk "
-                "(m - c) / (1 - c) is undefined; compare the advantage instead")
-        warnings.warn(note, RuntimeWarning, stacklevel=2)
+        note = ("the control rate is 1 (the attack succeeded on every control attempt): the "
+                "risk (m - c) / (1 - c) is undefined; compare the advantage instead")
+        if warn:
+            warnings.warn(note, RuntimeWarning, stacklevel=2)
         nan = float("nan")
         return ControlComparison(members, control, nan, (nan, nan), advantage, confidence, note)
     residual, error = _residual(members.rate, members_error, control.rate, control_error)

@@ -3,7 +3,7 @@ to rebuild the Adult members / holdout of ``reference/anonymeter`` from the raw 
 
 The reference folder holds anonymeter 1.1.0's *outputs* only (its README). The Adult records
 themselves (the oracle's ``ori.csv.gz`` / ``control.csv.gz``) are never committed: they are
-rebuilt here from :func:`capkit.datasets.load_adult` with the oracle's recipe.
+rebuilt here from :func:`capkit.data.datasets.load_adult` with the oracle's recipe.
 """
 
 from __future__ import annotations
@@ -45,8 +45,10 @@ def results() -> dict:
 
 
 def read_reference(name: str) -> pd.DataFrame:
-    """One of the reference CSV tables, read with pandas defaults (as the oracle README says)."""
-    return pd.read_csv(REFERENCE / name)
+    """One of the reference CSV tables, read with pandas defaults (as the oracle README says)
+    except that floats are parsed exactly (``float_precision="round_trip"``: pandas' default
+    parser can be 1 ulp off, and the distances are compared to the bit)."""
+    return pd.read_csv(REFERENCE / name, float_precision="round_trip")
 
 
 def adult_split(n_members: int = 2000, n_holdout: int = 1000, *, text: bool = True

@@ -20,7 +20,7 @@ from capkit.attacks.attackers import resolve, with_options
 from capkit.attacks.attribute import macro_f1
 from capkit.attacks.grid import prepare
 from capkit.counts.table import records_from_counts
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, DisjointLevelsError
 from capkit.papers.baillargeon_charest import tables as paper
 
 TARGETS, KEYS = ["T1", "T2", "T3"], ["K1", "K2", "K3"]
@@ -230,6 +230,17 @@ def test_any_estimator_and_numeric_regressors() -> None:
     assert dummy.records["predicted"].unique().tolist() == [pytest.approx(synthetic["y"].mean())]
 
 
+def test_numeric_pools_skip_records_without_a_value() -> None:
+    original = pd.DataFrame({"k": ["a", "b", "c"], "y": [1.0, 2.0, np.nan]})
+    synthetic = pd.DataFrame({"k": ["a", "a", "b", "c"], "y": [np.nan, 3.0, np.nan, 5.0]})
+    result = attacks.attribute_attack(original, synthetic, "k", "y", attacker="gcap")
+    # a: its known value 3; b: only a missing value, so the radius grows to every known record
+    assert result.records["predicted"].tolist() == [3.0, 4.0]
+    assert (result.n, result.coverage) == (2, 1.0)  # c has no true value to score
+    cap_only = attacks.attribute_attack(original, synthetic, "k", "y", attacker="cap")
+    assert cap_only.coverage == 0.5
+
+
 def test_numeric_tolerance_band_is_around_the_truth() -> None:
     original = pd.DataFrame({"k": ["a", "b", "c", "d"], "y": [100.0, -100.0, 0.0, 10.0]})
     synthetic = pd.DataFrame({"k": ["a", "b", "c", "d"], "y": [104.0, -1.0, 0.0, 10.6]})
@@ -341,9 +352,41 @@ def test_baseline_table_rows_equal_single_attacks() -> None:
     gcap_rows = table.query("target == 't' and attacker == 'gcap' and trained_on == 'synthetic' "
                             "and scored_on == 'members'")
     line = summary.loc[("t", "gcap", "synthetic", "members")]
-    assert line["key sets"] == 3
+    assert line["rows"] == 3
     assert line["rate mean"] == pytest.approx(gcap_rows["rate"].mean())
     assert line["rate std"] == pytest.approx(gcap_rows["rate"].std())
+
+
+def test_baseline_table_over_several_syntheses() -> None:
+    rng = np.random.default_rng(25)
+    members, first, second = (mixed_frame(rng, n) for n in (100, 100, 90))
+    table = attacks.baseline_table(members, [first, second], ["a", "b", "x"], "t",
+                                   attackers=["gcap", "lr"], progress=False)
+    # one key set: synthetic-trained and dummy per synthesis, the upper bound once
+    assert table.groupby("trained_on", dropna=False)["synthesis"].apply(
+        lambda s: sorted(s.fillna(0))).to_dict() == {
+        "dummy": [1.0, 2.0], "original": [0.0, 0.0], "synthetic": [1.0, 1.0, 2.0, 2.0]}
+    second_gcap = table.query("attacker == 'gcap' and trained_on == 'synthetic' and "
+                              "synthesis == 2").iloc[0]
+    alone = attacks.attribute_attack(members, second, ["a", "b", "x"], "t", attacker="gcap")
+    assert second_gcap["correct"] == alone.correct
+
+
+def test_holdout_split_is_seeded_and_disjoint() -> None:
+    from capkit.data.split import holdout_split
+
+    frame = pd.DataFrame({"id": np.arange(101), "v": np.arange(101) % 7})
+    members, holdout = holdout_split(frame, holdout=0.3, seed=4)
+    assert (len(members), len(holdout)) == (71, 30)
+    assert sorted([*members["id"], *holdout["id"]]) == list(range(101))
+    again = holdout_split(frame, holdout=0.3, seed=4)
+    pd.testing.assert_frame_equal(again[0], members)
+    small = holdout_split(frame, rows=20, seed=4)
+    assert (len(small[0]), len(small[1])) == (10, 10)
+    with pytest.raises(CapkitError, match="holdout must be a share"):
+        holdout_split(frame, holdout=1.0)
+    with pytest.raises(CapkitError, match="rows must be an integer"):
+        holdout_split(frame, rows=500)
 
 
 # --- bad input --------------------------------------------------------------------------------
@@ -356,9 +399,14 @@ def test_bad_input_names_the_argument() -> None:
         run(members, synthetic, ["a"], "t", holdout=holdout.drop(columns="y"))
     with pytest.raises(CapkitError, match="holdout column 'x'"):
         run(members, synthetic, ["a", "x"], "t", holdout=holdout.assign(x=holdout["x"].astype(str)))
-    with pytest.warns(UserWarning, match="holdout: 10 of its"):
-        run(members, synthetic, ["a"], "t", attacker="cap",
-            holdout=pd.concat([holdout, members.iloc[:10]], ignore_index=True))
+    overlapping = pd.concat([holdout, members.iloc[:10]], ignore_index=True)
+    with pytest.warns(UserWarning, match="holdout: 10 of its 60 rows are identical") as caught:
+        run(members, synthetic, ["a"], "t", attacker="cap", holdout=overlapping)
+    assert caught[0].filename == __file__  # points at the caller
+    with pytest.warns(UserWarning, match="holdout: 10 of its") as caught:
+        attacks.baseline_table(members, synthetic, ["a", "b"], "t", key_length=1,
+                               attackers=["cap"], holdout=overlapping, progress=False)
+    assert len(caught) == 1  # once, not per key set
     with pytest.raises(CapkitError, match="target 't' is also among the keys"):
         run(members, synthetic, ["a", "t"], "t")
     with pytest.raises(CapkitError, match="classifier but the target is numeric"):
@@ -377,11 +425,46 @@ def test_bad_input_names_the_argument() -> None:
         run(members, synthetic, ["a"], "t", trained_on="holdout")
     with pytest.raises(CapkitError, match="numeric key 'x' has missing values"):
         run(members.assign(x=np.nan), synthetic, ["x"], "t", attacker="nn")
+    recoded = synthetic.assign(a=synthetic["a"].map({"a": "A", "b": "B", "c": "C"}))
+    with pytest.raises(DisjointLevelsError, match="key column 'a'"):
+        run(members, recoded, ["a"], "t")
+    assert run(members, recoded, ["a"], "t", attacker="cap",
+               allow_disjoint_levels=True).coverage == 0.0
+    with pytest.raises(DisjointLevelsError, match="target column 't'"):
+        run(members, synthetic.assign(t="other"), ["a"], "t")
+    with warnings.catch_warnings():  # continuous numeric keys and targets need no exact match
+        warnings.simplefilter("error")
+        run(members.assign(x=members["x"] + 0.5), synthetic, ["x"], "y", attacker="nn")
     with pytest.raises(CapkitError, match="no key combinations: key_length=3"):
         attacks.baseline_table(members, synthetic, ["a", "t"], "t", key_length=3,
                                progress=False)
     with pytest.raises(CapkitError, match="key_length"):
         attacks.baseline_table(members, synthetic, ["a", "b"], "t", key_length=0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no overlap, no warning
+        warnings.simplefilter("error")  # no overlap, or a split known to be by record
         run(members, synthetic, ["a"], "t", attacker="cap", holdout=holdout)
+        run(members, synthetic, ["a"], "t", attacker="cap", holdout=overlapping,
+            check_overlap=False)
+
+
+def test_attack_figure_is_byte_identical(tmp_path) -> None:
+    import matplotlib.pyplot as plt
+
+    from capkit import plots
+    from capkit.plots import attacks as attack_plots
+
+    rng = np.random.default_rng(24)
+    members, synthetic, holdout = (mixed_frame(rng, n) for n in (120, 120, 120))
+    table = attacks.baseline_table(members, synthetic, ["a", "b", "x"], ["t", "y"],
+                                   key_length=2, attackers=["cap", "gcap", "lr"],
+                                   holdout=holdout, progress=False)
+    single = table[table["keys"] == "a + b"]
+    written = []
+    for run in range(2):
+        for name, rows in (("many", table), ("one", single)):
+            fig = attack_plots.attack_rates(rows, title="test")
+            written.append([p.read_bytes() for p in plots.save(fig, name, tmp_path / str(run))])
+            plt.close(fig)
+    assert written[:2] == written[2:]
+    with pytest.raises(CapkitError, match="target 'z' is not in the table"):
+        attack_plots.attack_rates(table, ["z"])

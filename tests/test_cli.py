@@ -393,11 +393,16 @@ def test_cap_command_matches_record_by_record_reference(files: dict[str, Path],
     orig = pd.read_csv(files["orig"], keep_default_na=False, na_values=["", "NA"])
     syn = pd.read_csv(files["syn1"], keep_default_na=False, na_values=["", "NA"])
     v1, v2, caps = _reference_cap(orig, syn, ["sex", "age", "region"], "smoke")
-    assert row["CAP v1"] == pytest.approx(v1, rel=1e-12)
-    assert row["CAP v2"] == pytest.approx(v2, rel=1e-12)
+    units = dict(zip(table["columns"], table["units"], strict=True))
+    assert units["CAP v1"] == units["CAP v2"] == "%"
+    assert row["CAP v1"] == pytest.approx(100 * v1, rel=1e-12)
+    assert row["CAP v2"] == pytest.approx(100 * v2, rel=1e-12)
     written = pd.read_csv(records)
     assert written["record"].tolist() == list(range(1, 201))
-    np.testing.assert_allclose(written["CAP_smoke"].to_numpy(), caps, rtol=1e-12)
+    # a record whose key is absent from the synthetic data has no CAP (no guess), not 0
+    np.testing.assert_allclose(written["cap_smoke_syn1"].fillna(0).to_numpy(), caps,
+                               rtol=1e-12)
+    assert written["cap_smoke_syn1"].mean() == pytest.approx(v2, rel=1e-12)
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
@@ -415,7 +420,7 @@ def test_formats(files: dict[str, Path], fmt: str) -> None:
         assert out.startswith("<!DOCTYPE html>") and out.count("<table>") >= 4
         assert "http://" not in out and "https://" not in out  # self-contained
     elif fmt == "markdown":
-        assert "| attrib.orig | attrib.syn |" in out
+        assert "| attrib.orig (%) | attrib.syn (%) |" in out
         assert "|---|" in out or "|---:|" in out
     else:
         assert "Attribute disclosure measures (disclosure_summary)" in out

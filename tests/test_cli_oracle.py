@@ -1,7 +1,8 @@
 """`capkit disclosure` on the SD2011 files of the synthpop oracle reproduces synthpop's numbers.
 
-The oracle (../shared/oracle/sd2011_m5, real synthpop 1.9-2) holds the original SD2011 extract,
-five synthetic data sets as CSV files, and the output of ``multi.disclosure`` (the paper's
+The reference case (reference/synthpop/sd2011_m5, real synthpop 1.9-2) holds five synthetic data
+sets as CSV files (the original SD2011 extract is rebuilt from the data set as R wrote it), and
+the output of ``multi.disclosure`` (the paper's
 ``disclosure.summary``) with keys sex, age, region, placesize and every other column as target,
 plus the full ``disclosure()`` of each target. The command reads the CSV files itself (no
 schema), so this also checks reading and type alignment. Expected values are read from
@@ -12,17 +13,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from reference_data import synthpop_oracle_root
 
 from capkit.cli import main
 
-ORACLE = Path(os.environ.get("CAPKIT_ORACLE", Path(__file__).resolve().parents[2] / "shared"
-                             / "oracle")) / "sd2011_m5"
-pytestmark = pytest.mark.skipif(not ORACLE.exists(), reason="synthpop oracle not available")
+ORACLE = synthpop_oracle_root() / "sd2011_m5"
 REL = 1e-9
 KEYS = "sex,age,region,placesize"
 
@@ -108,7 +106,8 @@ def test_disclosure_of_depress(report: dict, oracle: dict) -> None:
 
 
 def test_cap_family_agrees_with_capkit_cap(report: dict) -> None:
-    """DCAP = 100 x average CAP v1, and 100 x DCAP / iS = CAP v2, through two code paths."""
+    """DCAP = 100 x average CAP v1, and 100 x DCAP / iS = CAP v2, through two code paths (both
+    reports in percent)."""
     files = [str(ORACLE / "orig.csv")] + [str(ORACLE / f"syn_{j}.csv") for j in range(1, 6)]
     result = CliRunner().invoke(main, ["cap", *files, "--keys", KEYS, "--targets",
                                        "depress,workab", "--format", "json", "-q"])
@@ -117,6 +116,6 @@ def test_cap_family_agrees_with_capkit_cap(report: dict) -> None:
                                                "Average CAP by target")}
     family = {r["index"]: r for r in _table(report, "CAP family")}
     for target in ("depress", "workab"):
-        assert _close(100 * cap_rows[target]["CAP v1"], family[target]["CAP v1 (DCAP)"])
-        assert _close(100 * cap_rows[target]["CAP v2"], family[target]["CAP v2"])
-        assert _close(100 * cap_rows[target]["baseline"], family[target]["baseline"])
+        assert _close(cap_rows[target]["CAP v1"], family[target]["CAP v1 (DCAP)"])
+        assert _close(cap_rows[target]["CAP v2"], family[target]["CAP v2"])
+        assert _close(cap_rows[target]["baseline"], family[target]["baseline"])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from functools import cache
 from pathlib import Path
@@ -21,15 +20,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from reference_data import synthpop_oracle_root
 
 from capkit.disclosure import disclosure, disclosure_summary
 from capkit.errors import CapkitError
 
-ORACLE = Path(os.environ.get("CAPKIT_ORACLE", Path(__file__).resolve().parents[2] / "shared"
-                             / "oracle"))
-if not ORACLE.exists():
-    ORACLE = Path("/work/shared/oracle")
-pytestmark = pytest.mark.skipif(not ORACLE.exists(), reason="synthpop oracle not available")
+ORACLE = synthpop_oracle_root()
 REL = 1e-9
 
 

@@ -28,7 +28,8 @@ def mixed_frame(rng: np.random.Generator, n: int, *, extra_levels: bool = False)
 
 def reference_gower(a: pd.Series, b: pd.Series, numeric: dict[str, float],
                     weights: dict[str, float]) -> float:
-    """Gower distance of two records by its definition (Minieri, seeds/004)."""
+    """Gower distance of two records by its definition (Minieri 2022, "Synthetic data for
+    privacy preservation - Part 2")."""
     total = 0.0
     for column, w in weights.items():
         x, y = a[column], b[column]

@@ -162,6 +162,9 @@ def test_control_rate_one_is_nan_with_note():
     assert math.isnan(got.risk) and all(math.isnan(x) for x in got.risk_ci)
     assert "undefined" in got.note and got.advantage == -0.5
     assert any(issubclass(w.category, RuntimeWarning) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "undefined" in compare_to_control(5, 10, 10, 10, warn=False).note
 
 
 def test_results_are_frozen():
@@ -176,7 +179,7 @@ counts = st.integers(min_value=1, max_value=5000).flatmap(
     lambda n: st.tuples(st.integers(min_value=0, max_value=n), st.just(n)))
 
 
-@pytest.mark.filterwarnings("ignore:the control attack succeeded:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:the control rate is 1:RuntimeWarning")
 @settings(max_examples=300, deadline=None)
 @given(counts, counts, st.sampled_from([0.8, 0.9, 0.95, 0.99]))
 def test_properties(member, control, confidence):

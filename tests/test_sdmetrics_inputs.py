@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import capkit.sdmetrics as sdm
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, DisjointLevelsError
 from capkit.sdmetrics.dcr_distance import calculate_dcr, dcr_brute_force
 
 peer = pytest.importorskip("sdmetrics.single_table.privacy")
@@ -171,6 +171,25 @@ def test_numbers_in_one_table_text_in_the_other(tables) -> None:
             metric.compute(real, text, key_fields=KEYS, sensitive_fields=SENSITIVE)
 
 
+def test_keys_coded_differently(tables) -> None:
+    # the same kind, disjoint values ("x" vs "level x"): SDMetrics finds no key and calls the
+    # data safe; capkit refuses unless asked (capkit.counts.encode.check_levels)
+    real, syn = tables
+    recoded = syn.assign(a="level " + syn["a"])
+    with pytest.raises(DisjointLevelsError, match="'a'"):
+        sdm.DisclosureProtection.compute(real, recoded, KEYS, SENSITIVE, "zero_cap")
+    with pytest.raises(DisjointLevelsError, match="'a'"):
+        sdm.CategoricalNB.compute(real, recoded, key_fields=KEYS, sensitive_fields=SENSITIVE)
+    expected = quiet(peer.DisclosureProtection.compute_breakdown, real, recoded, KEYS,
+                     SENSITIVE, "zero_cap")
+    got = sdm.DisclosureProtection.compute_breakdown(real, recoded, KEYS, SENSITIVE, "zero_cap",
+                                                     allow_disjoint_levels=True)
+    assert got["cap_protection"] == expected["cap_protection"] == 1.0
+    assert sdm.CategoricalNB.compute(real, recoded, key_fields=KEYS, sensitive_fields=SENSITIVE,
+                                     allow_disjoint_levels=True) == quiet(
+        peer.CategoricalNB.compute, real, recoded, key_fields=KEYS, sensitive_fields=SENSITIVE)
+
+
 def test_integer_and_float_keys_of_equal_value_match(tables) -> None:
     real, syn = tables
     floats = syn.assign(n=syn["n"].astype(float))
@@ -244,7 +263,7 @@ def test_attacker_arguments(tables) -> None:
     # scikit-learn's refusals (SDMetrics: a traceback from deep inside)
     with pytest.raises(CapkitError, match="cannot be fitted"):  # one class
         sdm.CategoricalSVM.compute(real, syn.assign(t="u"), key_fields=KEYS,
-                                   sensitive_fields=SENSITIVE)
+                                   sensitive_fields=SENSITIVE, allow_disjoint_levels=True)
     with pytest.raises(CapkitError, match="cannot predict"):  # 4 synthetic records, k = 5
         sdm.CategoricalKNN.compute(real, syn.head(4), key_fields=KEYS,
                                    sensitive_fields=SENSITIVE)

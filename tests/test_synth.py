@@ -1,7 +1,10 @@
 """capkit.synth: the sequential CART synthesiser (spec synthpop-syn-cart.md).
 
-* the tree is checked against a slow recursive rpart-like reference written here (loops over
-  records and candidate splits; spec 4.3), on small random data;
+* the tree is checked against a slow recursive reference of rpart's rules written here (loops
+  over records and candidate splits; spec 4.3), on small random data (the record-by-record check
+  against real rpart is tests/test_cart_oracle.py);
+* the trees kept by ``models=True`` (one set for the m syntheses), the warning for a variable
+  whose tree needs the many-level heuristic, ordered categoricals split as numbers;
 * the deterministic parts of syn() (methods, expanded visit sequence, predictor order, v.NA /
   v.0 reconstruction, levels and dtypes) against the spec's SD2011 example;
 * reproducibility, donors (every synthetic value occurs in the original), bad input;
@@ -21,7 +24,7 @@ import pytest
 from scipy import stats
 
 from capkit.errors import CapkitError
-from capkit.synth import _cart, syn
+from capkit.synth import Tree, cart, syn
 
 DATA = Path(os.environ.get("CAPKIT_DATA")
             or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -31,8 +34,8 @@ VARS = ["sex", "age", "region", "placesize", "depress", "income", "ls", "marital
 
 # ---------------------------------------------------------------- slow reference CART ----------
 
-def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_exhaustive=10):
-    """Recursive rpart-like tree: returns the leaves as sets of training row indices."""
+def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8):
+    """Recursive rpart tree (partition.c's rules): the leaves as sets of training row indices."""
     n = len(y)
     minsplit = 3 * minbucket
 
@@ -61,23 +64,18 @@ def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_e
                 sides = [[r for r in rows if X[r, j] < t] for t in cands]
             else:
                 cats = sorted(set(int(X[r, j]) for r in rows))
-                if classification and C >= 3 and nlev[j] <= max_exhaustive:
+                if classification and C >= 3:  # rpart: every two-group subset
                     subsets = [set(s) for q in range(1, len(cats))
                                for s in itertools.combinations(cats, q)]
                 else:
-                    # anova: order by mean y; 2 classes: by the share of class 0; 3+ classes
-                    # with many levels (capkit's documented heuristic): every class's share
-                    def key(c, cls, j=j):
+                    # anova: order by mean y; 2 classes: by the share of class 0
+                    def key(c, j=j):
                         rr = [r for r in rows if X[r, j] == c]
                         if classification:
-                            return sum(1 for r in rr if y[r] == cls) / len(rr)
+                            return sum(1 for r in rr if y[r] == 0) / len(rr)
                         return sum(y[r] for r in rr) / len(rr)
-                    freq = [sum(1 for r in rows if y[r] == c) for c in range(C)]
-                    classes = sorted(range(C), key=lambda c: -freq[c]) if C >= 3 else [0]
-                    subsets = []
-                    for cls in classes:
-                        ordered = sorted(cats, key=lambda c, cls=cls: (key(c, cls), c))
-                        subsets += [set(ordered[:q]) for q in range(1, len(ordered))]
+                    ordered = sorted(cats, key=lambda c: (key(c), c))
+                    subsets = [set(ordered[:q]) for q in range(1, len(ordered))]
                 sides = [[r for r in rows if int(X[r, j]) in s] for s in subsets]
             for left in sides:
                 right = [r for r in rows if r not in set(left)]
@@ -88,17 +86,19 @@ def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_e
                     best = (g, (left, right))
         return best
 
-    def grow(rows, depth):
-        """Returns (subtree, S, s, c); subtree = list of leaves (row sets)."""
+    def grow(rows, depth, bound):
+        """Returns (subtree, S, s, c); subtree = list of leaves (row sets); ``bound`` is the
+        complexity bound handed down by the parent (partition.c)."""
         R = risk(rows)
-        if len(rows) < minsplit or depth >= 30 or R <= alpha:
+        if len(rows) < minsplit or depth >= 30 or min(R, bound) <= alpha:
             return [frozenset(rows)], R, 0, alpha
         gain, split = best_split(rows)
         if split is None or gain <= 0:
             return [frozenset(rows)], R, 0, alpha
-        lt, SL, sL, cL = grow(split[0], depth + 1)
-        rt, SR, sR, cR = grow(split[1], depth + 1)
+        lt, SL, sL, cL = grow(split[0], depth + 1, min(R, bound) - alpha)
         RL, RR = risk(split[0]), risk(split[1])
+        rbound = min(max((R - SL) / (sL + 1), R - RL), bound)
+        rt, SR, sR, cR = grow(split[1], depth + 1, rbound - alpha)
         cN = (R - SL - SR) / (sL + sR + 1)
         if cR > cL:
             if cN > cL:
@@ -118,11 +118,15 @@ def _ref_tree(X, is_cat, nlev, y, classification, C, minbucket=5, cp=1e-8, max_e
             return [frozenset(rows)], R, 0, cN
         return lt + rt, SL + SR, sL + sR + 1, cN
 
-    return set(grow(list(range(n)), 0)[0])
+    return set(grow(list(range(n)), 0, risk(list(range(n))))[0])
 
 
-def _fast_leaves(tree, X, is_cat):
-    leaf = _cart.route(tree, X, is_cat)
+def _kinds(is_cat):
+    return np.where(is_cat, cart.FACTOR, cart.NUMERIC)
+
+
+def _fast_leaves(tree):
+    leaf = tree.training_leaves
     return {frozenset(np.flatnonzero(leaf == v).tolist()) for v in np.unique(leaf)}
 
 
@@ -147,12 +151,13 @@ def _random_problem(seed, n, classification, C=3):
 @pytest.mark.parametrize("classification,C", [(False, 0), (True, 2), (True, 3)])
 def test_cart_matches_slow_reference(seed, classification, C):
     X, is_cat, nlev, y = _random_problem(seed, 70, classification, C)
-    fast = _cart.fit(X, is_cat, nlev, y, classification, n_classes=C)
+    fast = cart.fit(X, _kinds(is_cat), nlev, y, classification, n_classes=C)
     ref = _ref_tree(X, is_cat, nlev, y, classification, C)
-    assert _fast_leaves(fast, X, is_cat) == ref
-    # leaves respect minbucket, training records reach leaves
-    leaf = _cart.route(fast, X, is_cat)
+    assert _fast_leaves(fast) == ref
+    # routing the training records gives their leaves; leaves respect minbucket
+    leaf = fast.route(X)
     assert (fast.left[leaf] < 0).all()
+    np.testing.assert_array_equal(fast.node[leaf], fast.training_leaves)
     assert np.bincount(leaf)[np.unique(leaf)].min() >= 5
 
 
@@ -161,23 +166,23 @@ def test_cart_classification_collapses_splits_that_do_not_reduce_errors():
     # keeps only subtrees that reduce misclassifications (spec 4.3)
     x = np.arange(40, dtype=float)[:, None]
     y = (np.arange(40) >= 20).astype(int)
-    tree = _cart.fit(x, np.array([False]), np.array([0]), y, True, n_classes=2)
+    tree = cart.fit(x, _kinds(np.array([False])), np.array([0]), y, True, n_classes=2)
     assert int((tree.left >= 0).sum()) == 1
-    assert tree.thr[0] == 19.5
+    assert tree.cut[0] == 19.5
 
 
 def test_route_unseen_category_goes_to_larger_child_and_ties_stop():
     X = np.array([[0.0]] * 10 + [[1.0]] * 20)
     y = np.array([0.0] * 10 + [5.0] * 20)
-    tree = _cart.fit(X, np.array([True]), np.array([3]), y, False, minbucket=5)
+    tree = cart.fit(X, _kinds(np.array([True])), np.array([3]), y, False, minbucket=5)
     assert tree.left[0] >= 0
-    node = _cart.route(tree, np.array([[2.0]]), np.array([True]))  # level 2 absent
+    node = tree.route(np.array([[2.0]]))  # level 2 absent
     big = tree.left[0] if tree.n[tree.left[0]] > tree.n[tree.right[0]] else tree.right[0]
     assert node[0] == big
     Xt = np.array([[0.0]] * 10 + [[1.0]] * 10)
-    tree = _cart.fit(Xt, np.array([True]), np.array([3]), y[:20] * 0 + np.repeat([0, 5], 10),
-                     False, minbucket=5)
-    assert _cart.route(tree, np.array([[2.0]]), np.array([True]))[0] == 0  # tie: stop at root
+    tree = cart.fit(Xt, _kinds(np.array([True])), np.array([3]),
+                    y[:20] * 0 + np.repeat([0, 5], 10), False, minbucket=5)
+    assert tree.route(np.array([[2.0]]))[0] == 0  # tie: stop at root
 
 
 # ---------------------------------------------------------------- syn() ------------------------
@@ -322,3 +327,77 @@ def test_bad_data():
             progress=False)
     with pytest.raises(CapkitError, match="DataFrame"):
         syn([[1, 2]], progress=False)
+
+
+# ---------------------------------------------------------------- trees kept and shared --------
+
+def _three_class_problem(n=600, levels=25, seed=0):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, levels, size=n)
+    y = (g % 3 + (rng.random(n) < 0.2)) % 3
+    return pd.DataFrame({
+        "a": rng.normal(size=n).round(2),
+        "g": pd.Categorical.from_codes(g, [f"l{i}" for i in range(levels)]),
+        "y": pd.Categorical.from_codes(y, ["p", "q", "r"]),
+    })
+
+
+def test_models_one_set_of_trees_shared_by_the_m_syntheses():
+    df = _three_class_problem(levels=6)
+    one = syn(df, m=1, seed=3, models=True, progress=False)
+    three = syn(df, m=3, seed=3, models=True, progress=False)
+    assert set(three.models) == {"g", "y"}  # "a" is sampled: no tree
+    for name, tree in three.models.items():
+        assert isinstance(tree, Tree)
+        assert len(tree.training_leaves) == len(df)
+        np.testing.assert_array_equal(tree.training_leaves, one.models[name].training_leaves)
+        assert (tree.left[np.isin(tree.node, tree.training_leaves)] < 0).all()
+    assert syn(df, seed=3, progress=False).models is None
+    proper = syn(df, m=2, seed=3, proper=True, models=True, progress=False)
+    assert isinstance(proper.models, list) and len(proper.models) == 2
+
+
+def test_many_level_factor_with_three_classes_warns_once_and_names_the_variable():
+    df = _three_class_problem(levels=25)
+    with pytest.warns(UserWarning, match="'y'.*rpart's exhaustive") as rec:
+        r = syn(df, m=2, seed=1, max_exhaustive=20, models=True, progress=False)
+    assert sum("'y'" in str(w.message) for w in rec) == 1
+    assert not r.models["y"].exact and r.models["g"].exact
+    # below the limit the search is rpart's, and no warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = syn(df, m=1, seed=1, max_exhaustive=25, models=True, progress=False)
+    assert r.models["y"].exact
+
+
+def test_ordered_categorical_is_split_as_a_number():
+    rng = np.random.default_rng(5)
+    n = 400
+    lev = rng.integers(0, 6, size=n)
+    df = pd.DataFrame({"o": pd.Categorical.from_codes(lev, list("abcdef"), ordered=True),
+                       "y": lev * 10.0 + rng.normal(size=n)})
+    r = syn(df, seed=2, visit_sequence=["o", "y"], models=True, progress=False)
+    tree = r.models["y"]
+    assert tree.kinds[0] == cart.ORDERED
+    table = tree.splits()
+    inner = table[table["var"] != "<leaf>"]
+    assert inner["cut"].notna().all() and (inner["cut"] % 1 == 0.5).all()  # between codes
+    assert r.syn[0]["o"].cat.ordered
+    # unordered, the same column is split into groups of levels
+    df["o"] = df["o"].cat.as_unordered()
+    tree = syn(df, seed=2, visit_sequence=["o", "y"], models=True, progress=False).models["y"]
+    assert tree.kinds[0] == cart.FACTOR and "cut" not in tree.splits()
+
+
+def test_cart_fit_rejects_missing_predictors_and_bad_depth():
+    X = np.arange(40, dtype=float)[:, None]
+    y = np.arange(40, dtype=float)
+    kinds, nlev = np.array([cart.NUMERIC]), np.array([0])
+    with pytest.raises(CapkitError, match="missing predictor"):
+        cart.fit(np.where(X == 3, np.nan, X), kinds, nlev, y, False)
+    with pytest.raises(CapkitError, match="maxdepth"):
+        cart.fit(X, kinds, nlev, y, False, maxdepth=31)
+    # maxdepth 1: the root's children are leaves (node numbers 2 and 3)
+    assert set(cart.fit(X, kinds, nlev, y, False, maxdepth=1).training_leaves) == {2, 3}

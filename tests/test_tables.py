@@ -26,10 +26,10 @@ def test_union_of_levels_and_labels():
 def test_na_is_a_level_by_default_and_dropped_on_request():
     original = pd.DataFrame({"k": ["a", None, "a"], "t": [1.0, 2.0, np.nan]})
     synthetic = pd.DataFrame({"k": [None], "t": [2.0]})
-    table = crosstab(original, synthetic, "k", "t")
+    table = crosstab(original, synthetic, "k", "t", allow_disjoint_levels=True)
     assert table.shape == (3, 2)
     assert table.original.sum() == 3 and pd.isna(table.targets[-1])
-    dropped = crosstab(original, synthetic, "k", "t", dropna=True)
+    dropped = crosstab(original, synthetic, "k", "t", dropna=True, allow_disjoint_levels=True)
     assert dropped.original.sum() == 1
     assert dropped.record_cell[1].tolist() == [-1, -1]
     assert dropped.record_cell[2].tolist() == [-1, -1]
@@ -39,7 +39,7 @@ def test_categorical_levels_keep_declared_order():
     cats = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
     original = pd.DataFrame({"k": pd.Series(["high", "low"], dtype=cats), "t": ["x", "y"]})
     synthetic = pd.DataFrame({"k": pd.Series(["mid"], dtype=cats), "t": ["x"]})
-    table = crosstab(original, synthetic, "k", "t")
+    table = crosstab(original, synthetic, "k", "t", allow_disjoint_levels=True)
     assert table.keys.get_level_values("k").tolist() == ["low", "mid", "high"]
 
 
@@ -72,7 +72,7 @@ def test_counts_equal_pandas_crosstab(seed):
         "k2": rng.integers(0, 4, n),
         "t": rng.choice(["u", "v", "w"], n),
     })
-    table = crosstab(df, df.iloc[:1], ["k1", "k2"], "t")
+    table = crosstab(df, df.iloc[:1], ["k1", "k2"], "t", allow_disjoint_levels=True)
     expected = pd.crosstab(df["t"], [df["k1"], df["k2"]])
     ours = pd.DataFrame(table.original, index=table.targets, columns=table.keys)
     ours = ours.loc[:, ours.sum(axis=0) > 0]
@@ -136,6 +136,6 @@ def test_inputs_not_modified():
     original = pd.DataFrame({"k": ["a", None], "t": pd.Categorical(["x", "y"])})
     synthetic = pd.DataFrame({"k": ["b"], "t": pd.Categorical(["z"])})
     before = original.copy(), synthetic.copy()
-    crosstab(original, synthetic, "k", "t")
+    crosstab(original, synthetic, "k", "t", allow_disjoint_levels=True)
     pd.testing.assert_frame_equal(original, before[0])
     pd.testing.assert_frame_equal(synthetic, before[1])

@@ -1,9 +1,13 @@
-"""Attacks: an intruder's inference as a classifier (Hittmeir, Mayer & Ekelhart 2020), with the
-membership control that tells disclosure from inference anyone could make. Names only."""
+"""Attacks: an intruder's inference as a classifier (Hittmeir, Mayer & Ekelhart 2020), singling
+out and linkability, each with the membership control that tells disclosure from inference
+anyone could make. Names only."""
 
 from capkit.attacks.attackers import DEFAULT_ATTACKERS, REGISTRY, Attacker
 from capkit.attacks.attribute import AttackResult, GroupScore, attribute_attack
 from capkit.attacks.baseline import baseline_summary, baseline_table
+from capkit.attacks.linkability import LinkabilityResult, linkability
+from capkit.attacks.queries import match_counts
+from capkit.attacks.singling_out import SinglingOutResult, singling_out
 
 __all__ = [
     "DEFAULT_ATTACKERS",
@@ -11,7 +15,12 @@ __all__ = [
     "AttackResult",
     "Attacker",
     "GroupScore",
+    "LinkabilityResult",
+    "SinglingOutResult",
     "attribute_attack",
     "baseline_summary",
     "baseline_table",
+    "linkability",
+    "match_counts",
+    "singling_out",
 ]

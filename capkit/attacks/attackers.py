@@ -74,6 +74,15 @@ class Attacker:
         models, not the same draws. Much faster when keys repeat.
     members
         The attackers an ensemble combines (names or specifications).
+    scale_target
+        Numeric target: fit on the standardised target (mean 0, standard deviation 1 over the
+        training records) and transform the predictions back. SVR's epsilon-tube and an MLP's
+        optimiser are not scale-free; linear regression, forests and k-NN are.
+    sparse
+        Give the estimator a ``scipy.sparse`` matrix instead of a dense array, as SDMetrics'
+        one-hot encoders do. Same numbers, but scikit-learn's k-NN breaks ties between equally
+        distant neighbours differently on sparse input, and one-hot keys tie a lot (Adult,
+        2,000 records, 3 keys, income: 1 - accuracy 0.2200 sparse, 0.2415 dense).
     """
 
     name: str
@@ -83,6 +92,8 @@ class Attacker:
     numeric_as: str = "scaled"
     compress: bool = False
     members: tuple[str | Attacker, ...] = ()
+    scale_target: bool = False
+    sparse: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -124,8 +135,8 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "gcap": Attacker("gcap", "gcap"),
         "nn": Attacker("nn", "nn"),
         "rf": _fast("rf", RandomForestRegressor(n_estimators=100)),
-        "svm": _fast("svm", SVR()),
-        "mlp": _fast("mlp", MLPRegressor(max_iter=500)),
+        "svm": _fast("svm", SVR(), scale_target=True),
+        "mlp": _fast("mlp", MLPRegressor(max_iter=500), scale_target=True),
         "knn": Attacker("knn", "estimator", KNeighborsRegressor(n_neighbors=5)),
         "lr": _fast("lr", LinearRegression()),
         "ensemble": Attacker("ensemble", "ensemble", members=("lr", "svm", "mlp")),

@@ -236,6 +236,8 @@ def attribute_attack(
     kind: str = "auto",
     trained_on: str = "synthetic",
     confidence: float = 0.95,
+    check_overlap: bool = True,
+    allow_disjoint_levels: bool = False,
 ) -> AttackResult:
     """Attribute disclosure attack of Hittmeir, Mayer & Ekelhart (2020), with a holdout control.
 
@@ -275,6 +277,12 @@ def attribute_attack(
         attacker trained on the members themselves).
     confidence
         Confidence level of the intervals.
+    check_overlap
+        Warn when holdout rows are identical to original rows on every column
+        (:func:`capkit.attacks.grid.shared_rows`); pass False when the split was by record.
+    allow_disjoint_levels
+        Attack even when a categorical key or target barely shares levels between original and
+        synthetic data (an error by default: they are probably coded differently).
 
     Returns
     -------
@@ -287,7 +295,8 @@ def attribute_attack(
         a classifier for a numeric target, a negative tolerance.
     """
     tolerance = check_tolerance(tolerance)
-    grid = prepare(original, synthetic, keys, target, holdout=holdout, kind=kind)
+    grid = prepare(original, synthetic, keys, target, holdout=holdout, kind=kind,
+                   check_overlap=check_overlap, allow_disjoint_levels=allow_disjoint_levels)
     index = {"members": original.index}
     if holdout is not None:
         index["holdout"] = holdout.index

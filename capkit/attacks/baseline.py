@@ -33,14 +33,15 @@ from capkit.errors import CapkitError
 SCORES = ("rate", "coverage", "accuracy", "macro_f1", "within_tolerance", "mae", "r2")
 
 
-def _rows(result: AttackResult, trained_on: str, keys: str) -> list[dict[str, object]]:
+def _rows(result: AttackResult, trained_on: str, keys: str, synthesis: float
+          ) -> list[dict[str, object]]:
     groups: list[tuple[str, GroupScore]] = [("members", result.members)]
     if result.control is not None:
         groups.append(("holdout", result.control))
     rows = []
     for scored_on, score in groups:
         row: dict[str, object] = {
-            "keys": keys, "target": result.target, "kind": result.kind,
+            "synthesis": synthesis, "keys": keys, "target": result.target, "kind": result.kind,
             "attacker": result.attacker, "trained_on": trained_on, "scored_on": scored_on,
             "n": score.n, "correct": score.correct, "rate": score.rate,
             "coverage": score.coverage, **score.scores}
@@ -64,7 +65,7 @@ def _key_sets(key_pool: Sequence[str], target: str, key_length: int) -> list[tup
 
 def baseline_table(
     original: pd.DataFrame,
-    synthetic: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
     key_pool: Sequence[str],
     targets: str | Sequence[str],
     *,
@@ -75,14 +76,18 @@ def baseline_table(
     tolerance: float = 0.05,
     confidence: float = 0.95,
     progress: bool = True,
+    check_overlap: bool = True,
+    allow_disjoint_levels: bool = False,
 ) -> pd.DataFrame:
     """Every attacker on every key combination: the paper's baseline, as a tidy table.
 
     Parameters
     ----------
-    original, synthetic
-        The members (the records the synthetic data was made from) and the synthetic data.
-        Neither is modified.
+    original
+        The members (the records the synthetic data was made from). Not modified.
+    synthetic
+        The synthetic data, or a list of m syntheses of the same members (each attacked on its
+        own; column ``synthesis`` numbers them 1..m). Not modified.
     key_pool
         Quasi-identifiers the intruder may know; every combination of ``key_length`` of them
         (the target left out) is one attack.
@@ -103,16 +108,23 @@ def baseline_table(
         As :func:`capkit.attacks.attribute.attribute_attack` (each row equals that call with
         the same arguments).
     progress
-        A tqdm progress bar over (target, key combination).
+        A tqdm progress bar over (target, key combination, synthesis).
+    check_overlap
+        Warn (once) when holdout rows are identical to original rows on every column; pass
+        False when the split was by record.
+    allow_disjoint_levels
+        As :func:`capkit.attacks.attribute.attribute_attack`.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (keys, target, attacker, trained_on in {synthetic, original, dummy},
-        scored_on in {members, holdout}) with ``n``, ``correct``, ``rate``, ``coverage`` and
+        One row per (synthesis, keys, target, attacker, trained_on in {synthetic, original,
+        dummy}, scored_on in {members, holdout}) with ``n``, ``correct``, ``rate``, ``coverage`` and
         the kind's scores (``accuracy``, ``macro_f1``; ``within_tolerance``, ``mae``, ``r2``);
         the members' rows with a holdout also ``risk``, ``risk_low``, ``risk_high`` and
-        ``advantage``. ``keys`` joins the key names with ``" + "``.
+        ``advantage``. ``keys`` joins the key names with ``" + "``. The upper bound
+        (``trained_on="original"``) does not depend on the synthesis: its rows come once per
+        key set, with ``synthesis`` NaN.
 
     Raises
     ------
@@ -128,30 +140,38 @@ def baseline_table(
     if attackers is not None and not list(attackers):
         raise CapkitError("attackers is empty: give at least one attacker")
     tolerance = check_tolerance(tolerance)
-    plan = [(t, keys) for t in target_list for keys in _key_sets(pool, t, int(key_length))]
+    syntheses = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
+    if not syntheses:
+        raise CapkitError("synthetic is an empty list: give at least one synthetic data set")
+    plan = [(t, keys, j) for t in target_list for keys in _key_sets(pool, t, int(key_length))
+            for j in range(len(syntheses))]
     rows: list[dict[str, object]] = []
-    for target, keys in tqdm(plan, desc="baseline attacks", disable=not progress):
-        grid = prepare(original, synthetic, list(keys), target, holdout=holdout)
-        cache: dict = {}
+    for target, keys, j in tqdm(plan, desc="baseline attacks", disable=not progress):
+        grid = prepare(original, syntheses[j], list(keys), target, holdout=holdout,
+                       check_overlap=check_overlap and not rows,  # warn once, on the first
+                       allow_disjoint_levels=allow_disjoint_levels)
         label = " + ".join(keys)
         options = {"seed": seed, "tolerance": tolerance, "confidence": confidence,
-                   "cache": cache}
+                   "cache": {}}
         chosen = DEFAULT_ATTACKERS[grid.kind] if attackers is None else [
             a for a in attackers if not isinstance(a, str) or a in REGISTRY[grid.kind]]
-        for trained_on in ("synthetic", "original"):
+        for trained_on in ("synthetic", "original") if j == 0 else ("synthetic",):
             for attacker in chosen:
                 result = run_attack(grid, attacker, trained_on=trained_on, **options)
-                rows += _rows(result, trained_on, label)
-        rows += _rows(run_attack(grid, "dummy", **options), "dummy", label)
+                rows += _rows(result, trained_on, label,
+                              j + 1.0 if trained_on == "synthetic" else float("nan"))
+        rows += _rows(run_attack(grid, "dummy", **options), "dummy", label, j + 1.0)
     table = pd.DataFrame(rows)
     extra = [c for c in ("risk", "risk_low", "risk_high", "advantage") if c in table.columns]
-    order = ["keys", "target", "kind", "attacker", "trained_on", "scored_on", "n", "correct",
+    order = ["synthesis", "keys", "target", "kind", "attacker", "trained_on", "scored_on", "n",
+             "correct",
              *[s for s in SCORES if s in table.columns], *extra]
     return table[order]
 
 
 def baseline_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over the key combinations, as the paper reports them.
+    """Mean and standard deviation over the key combinations (and syntheses), as the paper
+    reports them.
 
     Parameters
     ----------
@@ -162,8 +182,8 @@ def baseline_summary(table: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per (target, attacker, trained_on, scored_on), in the table's order; columns
-        ``key sets`` and ``<score> mean`` / ``<score> std`` (sample standard deviation) for each
-        score column present (risk and advantage included).
+        ``rows`` (key sets x syntheses averaged) and ``<score> mean`` / ``<score> std`` (sample
+        standard deviation) for each score column present (risk and advantage included).
     """
     by = ["target", "attacker", "trained_on", "scored_on"]
     missing = [c for c in by if c not in table.columns]
@@ -172,7 +192,7 @@ def baseline_summary(table: pd.DataFrame) -> pd.DataFrame:
     scores = [c for c in (*SCORES, "risk", "advantage") if c in table.columns]
     grouped = table.groupby(by, sort=False)[scores]
     means, stds = grouped.mean(), grouped.std()
-    out = pd.DataFrame({"key sets": table.groupby(by, sort=False).size()})
+    out = pd.DataFrame({"rows": table.groupby(by, sort=False).size()})
     for score in scores:
         out[f"{score} mean"] = means[score]
         out[f"{score} std"] = stds[score]

@@ -9,6 +9,10 @@ predictions as record by record) and makes prediction cost independent of the nu
 
 Predictions are target row codes of the grid (categorical target; -1 = no prediction) or values
 (numeric target; NaN = no prediction).
+
+Estimators are fitted and applied with one BLAS thread: the problems are small and dense, and
+BLAS threads only add synchronisation (on a busy 2-core machine a logistic regression on 5,000
+cells took 6 s with two threads and 0.2 s with one).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
 from capkit.attacks.gcap import majority, nearest_pools, pool_means
@@ -110,14 +115,25 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
         variance = (weight @ (x_train**2)).sum() / total - mean**2
         model.set_params(gamma=1.0 / (x_train.shape[1] * variance) if variance > 0 else 1.0)
     y = grid.values[y_rows] if grid.kind == NUMERIC else y_rows
-    with warnings.catch_warnings():
+    centre, spread = 0.0, 1.0
+    if grid.kind == NUMERIC and spec.scale_target:
+        w = np.ones(len(y)) if weight is None else weight
+        centre = float(np.average(y, weights=w))
+        spread = float(np.sqrt(np.average((y - centre) ** 2, weights=w))) or 1.0
+        y = (y - centre) / spread
+    x_query = features(spec, grid, cols, counts, query)
+    if spec.sparse:
+        x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
+    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         if weight is None:
             model.fit(x_train, y)
         else:
             model.fit(x_train, y, sample_weight=weight)
-    predicted = np.asarray(model.predict(features(spec, grid, cols, counts, query)))
-    return predicted.astype(np.float64 if grid.kind == NUMERIC else np.int64)
+        predicted = np.asarray(model.predict(x_query))
+    if grid.kind == NUMERIC:
+        return predicted.astype(np.float64) * spread + centre
+    return predicted.astype(np.int64)
 
 
 def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
@@ -156,6 +172,9 @@ def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
 
 def _pools(grid: Grid, train: str, query: np.ndarray, method: str, seed: int) -> np.ndarray:
     counts = grid.counts(train)
+    if grid.kind == NUMERIC:  # records without a target value are no training data: a pool
+        known = (~np.isnan(grid.values)).astype(np.float64)  # (and the radius) ignores them
+        counts = sparse.csc_array(sparse.diags_array(known) @ sparse.csc_array(counts))
     if method == "dummy":  # one pool: the whole training file
         totals = np.asarray(counts.sum(axis=1)).ravel()
         pools = sparse.csc_array(totals[:, None].astype(np.float64))

@@ -18,10 +18,16 @@ import numpy as np
 import pandas as pd
 
 from capkit.attacks.gcap import key_parts
-from capkit.counts.encode import as_list, kind_of_series, validate_frames
+from capkit.counts.encode import (
+    as_list,
+    check_levels,
+    factorize_pair,
+    kind_of_series,
+    validate_frames,
+)
 from capkit.counts.tables import KeyTargetTable, Table, crosstab
 from capkit.data.labels import is_numeric
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, ContinuousTargetWarning
 
 #: Groups of records an attack trains on or scores.
 GROUPS = ("synthetic", "members", "holdout")
@@ -87,7 +93,19 @@ class Grid:
         return ~np.isnan(self.values[rows])
 
 
-def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str]) -> None:
+def shared_rows(original: pd.DataFrame, holdout: pd.DataFrame) -> int:
+    """Number of holdout rows identical to some original row on every column of the original.
+
+    Either the same records sit in both groups (a leak into the control), or different people
+    share all values (common in data with few, coarse columns, e.g. census extracts).
+    """
+    hashes_o = pd.util.hash_pandas_object(original, index=False).to_numpy()
+    hashes_h = pd.util.hash_pandas_object(holdout[list(original.columns)], index=False).to_numpy()
+    return int(np.isin(hashes_h, hashes_o).sum())
+
+
+def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
+                   check_overlap: bool) -> None:
     if not isinstance(holdout, pd.DataFrame):
         raise CapkitError(f"holdout must be a pandas DataFrame, got {type(holdout).__name__}")
     missing = [c for c in original.columns if c not in set(holdout.columns)]
@@ -103,15 +121,29 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str]) 
             raise CapkitError(
                 f"holdout column {column!r} has type {holdout[column].dtype} but the original "
                 f"data has {original[column].dtype}; convert one of them first")
-    hashes_o = pd.util.hash_pandas_object(original, index=False).to_numpy()
-    hashes_h = pd.util.hash_pandas_object(holdout[list(original.columns)], index=False).to_numpy()
-    shared = int(np.isin(hashes_h, hashes_o).sum())
+    shared = shared_rows(original, holdout) if check_overlap else 0
     if shared:
         warnings.warn(
-            f"holdout: {shared} of its {len(holdout)} rows also occur among the original "
-            "records (identical on every column); a record in both groups blurs the membership "
-            "control. Check that members and holdout come from a split of distinct records.",
-            UserWarning, stacklevel=3)
+            f"holdout: {shared} of its {len(holdout)} rows are identical to an original record "
+            "on every column. A record in both groups blurs the membership control; if the split "
+            "was by record, these are different people with the same values: pass "
+            "check_overlap=False.", UserWarning, stacklevel=4)
+
+
+def _check_coding(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],
+                  target: str, allow_disjoint_levels: bool) -> None:
+    """The level rule of :func:`capkit.counts.encode.check_levels` for the categorical keys and
+    target: a column coded differently in the two frames would make every attacker miss and
+    report no risk. Numeric columns are exempt: the attacks compare numeric keys by distance
+    and score a numeric target with a tolerance, so their values need not match exactly."""
+    for column, role in [*((k, "key") for k in keys), (target, "target")]:
+        if is_numeric(original[column]):
+            continue
+        codes_o, codes_s, levels = factorize_pair(original[column], synthetic[column])
+        size = len(levels)
+        check_levels(column, role, levels, np.bincount(codes_o, minlength=size),
+                     [np.bincount(codes_s, minlength=size)], missing=np.asarray(pd.isna(levels)),
+                     allow_disjoint_levels=allow_disjoint_levels)
 
 
 def prepare(
@@ -122,6 +154,8 @@ def prepare(
     *,
     holdout: pd.DataFrame | None = None,
     kind: str = "auto",
+    check_overlap: bool = True,
+    allow_disjoint_levels: bool = False,
 ) -> Grid:
     """Check the inputs of an attack and count them on one grid.
 
@@ -142,6 +176,12 @@ def prepare(
     kind
         ``"auto"`` (a numeric, non-boolean target is numeric), ``"categorical"`` or
         ``"numeric"``.
+    check_overlap
+        Warn when holdout rows are identical to original rows (:func:`shared_rows`).
+    allow_disjoint_levels
+        Attack even when a categorical key or target barely shares levels between original and
+        synthetic data (by default a :class:`capkit.errors.DisjointLevelsError`: the two are
+        probably coded differently, and every attacker would miss).
 
     Raises
     ------
@@ -159,13 +199,17 @@ def prepare(
         raise CapkitError(f"kind must be one of {KINDS}, got {kind!r}")
     validate_frames(original, synthetic, key_cols, [target])
     if holdout is not None:
-        _check_holdout(original, holdout, [*key_cols, target])
+        _check_holdout(original, holdout, [*key_cols, target], check_overlap)
         validate_frames(original, holdout, key_cols, [target], ("original", "holdout"))
     if kind == "auto":
         kind = "numeric" if is_numeric(original[target]) else "categorical"
     if kind == "numeric" and not is_numeric(original[target]):
         raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
-    table = crosstab(original, synthetic, key_cols, target, holdout=holdout)
+    _check_coding(original, synthetic, key_cols, target, allow_disjoint_levels)
+    with warnings.catch_warnings():  # checked above, column by column
+        warnings.simplefilter("ignore", ContinuousTargetWarning)
+        table = crosstab(original, synthetic, key_cols, target, holdout=holdout,
+                         allow_disjoint_levels=True)
     values = None
     if kind == "numeric":
         values = pd.to_numeric(pd.Series(table.targets), errors="coerce").to_numpy(np.float64)
@@ -174,4 +218,4 @@ def prepare(
                 values)
 
 
-__all__ = ["GROUPS", "Grid", "prepare"]
+__all__ = ["GROUPS", "Grid", "prepare", "shared_rows"]

@@ -1,11 +1,14 @@
 """``capkit cap ORIGINAL SYNTHETIC... --keys ... --targets ...``: Baillargeon & Charest's
 average CAP (Definitions 2 and 3), the baseline, the intruder's correct predictions, and
 optionally the CAP of every original record (``--records FILE``).
+
+The report is in percent, as the ``capkit disclosure`` report (where DCAP = CAP v1); the
+records file holds each record's CAP as a probability in [0, 1] (Definition 1).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -16,7 +19,7 @@ from capkit import cap as capm
 from capkit.cli import options as opts
 from capkit.cli.files import Inputs, load_inputs
 from capkit.counts.tables import crosstab
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, DisjointLevelsError
 from capkit.report import render
 from capkit.report.cap import cap_report
 
@@ -26,34 +29,53 @@ CAP_ENGINES = ("pandas", "duckdb", "spark")
 
 @dataclass
 class CapRun:
-    """Results of ``capkit cap``: one row per (target, synthesis), and per-record CAPs."""
+    """Results of ``capkit cap``: one row per (target, synthesis) in percent, per-record CAPs,
+    and the warnings of the measures (e.g. a continuous target)."""
 
     table: pd.DataFrame
     inputs: Inputs
     dropna: bool
     records: pd.DataFrame | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _crosstab(inputs: Inputs, j: int, target: str, options: dict[str, object]) -> object:
+    """The counts of target x keys for synthesis j (1-based); a disjoint column's error names
+    the synthetic file when there are several."""
+    try:
+        return crosstab(inputs.original, inputs.synthetics[j - 1], inputs.keys, target,
+                        **options)
+    except DisjointLevelsError as exc:
+        if len(inputs.synthetics) == 1:
+            raise
+        raise DisjointLevelsError(f"synthetic file {j}: {exc}") from exc
 
 
 def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
-                quiet: bool = True, with_records: bool = False) -> CapRun:
+                quiet: bool = True, with_records: bool = False,
+                allow_disjoint_levels: bool = False) -> CapRun:
     """Average CAP v1/v2 (Definitions 2-3), baseline and correct predictions per target and
-    synthesis, from one :func:`capkit.counts.tables.crosstab` per pair; per-record CAP
-    (Definition 1) when ``with_records``."""
+    synthesis in percent, from one :func:`capkit.counts.tables.crosstab` per pair; per-record
+    CAP (Definition 1, a probability) when ``with_records``: ``cap_<target>_syn<j>``, empty
+    where the record's key does not occur in synthetic file j (no guess) or the record was
+    left out by ``dropna``."""
     if engine not in CAP_ENGINES:
         raise CapkitError(f"engine must be one of {CAP_ENGINES}, got {engine!r}")
     if with_records and engine != "pandas":
         raise CapkitError("--records needs --engine pandas: the other engines count without "
                           "bringing records back to Python")
-    count_options = {} if engine == "pandas" else {"engine": engine}
+    count_options: dict[str, object] = {"dropna": dropna,
+                                        "allow_disjoint_levels": allow_disjoint_levels}
+    if engine != "pandas":
+        count_options["engine"] = engine
     m = len(inputs.synthetics)
     rows = []
     record_columns: dict[str, np.ndarray] = {}
     with opts.progress(len(inputs.targets) * m, quiet, "target x synthesis") as bar:
         for target in inputs.targets:
             bar.set_description_str(target, refresh=False)
-            for j, syn in enumerate(inputs.synthetics, start=1):
-                table = crosstab(inputs.original, syn, inputs.keys, target, dropna=dropna,
-                                 **count_options)
+            for j in range(1, m + 1):
+                table = _crosstab(inputs, j, target, count_options)
                 o, s = table.original, table.synthetic
                 n = int(o.sum())
                 if n == 0:
@@ -67,22 +89,22 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
                 v2 = capm.average_cap(o, s, 2) if covered > 0 else float("nan")
                 rows.append({
                     "target": target, "synthesis": j, "records": n,
-                    "baseline": capm.baseline_cap(o),
-                    "CAP v1": capm.average_cap(o, s, 1), "CAP v2": v2,
-                    "correct predictions": capm.correct_predictions(o, s) / n,
-                    "key not in synthetic": 1 - covered / n,
+                    "baseline": 100 * capm.baseline_cap(o),
+                    "CAP v1": 100 * capm.average_cap(o, s, 1), "CAP v2": 100 * v2,
+                    "correct predictions": 100 * capm.correct_predictions(o, s) / n,
+                    "key not in synthetic": 100 * (1 - covered / n),
                 })
                 if with_records:
                     individual = capm.individual_cap(o, s)
                     i, jj = table.record_cell[:, 0], table.record_cell[:, 1]
                     values = np.full(len(i), np.nan)
                     kept = i >= 0
+                    kept[kept] = m_j[jj[kept]] > 0  # a key absent from S: no guess, NA
                     if hasattr(individual, "tocsr"):
                         values[kept] = np.asarray(individual.tocsr()[i[kept], jj[kept]]).ravel()
                     else:
                         values[kept] = individual[i[kept], jj[kept]]
-                    name = f"CAP_{target}" if m == 1 else f"CAP_{target}_{j}"
-                    record_columns[name] = values
+                    record_columns[f"cap_{target}_syn{j}"] = values
                 bar.update(1)
     records = None
     if with_records:
@@ -104,17 +126,20 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
               help="Leave out records with a missing key or target (default: missing is a "
                    "level of its own).")
 @click.option("--records", type=click.Path(path_type=Path), default=None,
-              help="Write the CAP of every original record to this CSV file.")
+              help="Write the CAP of every original record to this CSV file: one column "
+                   "cap_<target>_syn<j> per target and synthesis, a probability in [0, 1], "
+                   "empty where the record's key is absent from synthetic file j.")
 def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
-        engine: str, quiet: bool, targets: str, dropna: bool, records: Path | None) -> None:
+        sep: str | None, allow_disjoint_levels: bool, engine: str, quiet: bool, targets: str,
+        dropna: bool, records: Path | None) -> None:
     """Baillargeon & Charest's CAP of SYNTHETIC file(s) made from the ORIGINAL file.
 
-    For each target and synthesis: the average CAP version 1 (Definition 2: over all original
-    records, an unmatched key counting 0) and version 2 (Definition 3: over records whose key
-    appears in the synthetic data), the baseline CAP (sum of squared target shares), and the
-    share of original records an intruder predicts right with the most frequent synthetic
-    target of their key. ``--records FILE`` writes the individual CAP (Definition 1) of every
-    original record.
+    For each target and synthesis, in percent: the average CAP version 1 (Definition 2: over
+    all original records, an unmatched key counting 0) and version 2 (Definition 3: over
+    records whose key appears in the synthetic data), the baseline CAP (sum of squared target
+    shares), and the share of original records an intruder predicts right with the most
+    frequent synthetic target of their key. ``--records FILE`` writes the individual CAP
+    (Definition 1, a probability) of every original record.
     """
 
     def body() -> None:
@@ -126,10 +151,14 @@ def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_va
         if records is not None and engine != "pandas":
             raise CapkitError("--records needs --engine pandas: the other engines count "
                               "without bringing records back to Python")
-        inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","))
+        inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","),
+                             sep=sep, target_na_option="--dropna")
         opts.notes(inputs, quiet)
-        result = compute_cap(inputs, dropna=dropna, engine=engine, quiet=quiet,
-                             with_records=records is not None)
+        with opts.measure_warnings(quiet) as found:
+            result = compute_cap(inputs, dropna=dropna, engine=engine, quiet=quiet,
+                                 with_records=records is not None,
+                                 allow_disjoint_levels=allow_disjoint_levels)
+        result.warnings = found
         report = cap_report(result, opts.command_line(), opts.versions())
         text = render(report, fmt)
         opts.emit(text, output)

@@ -9,10 +9,11 @@ import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
+import numpy as np
 import pandas as pd
 
 from capkit import plots
@@ -21,6 +22,7 @@ from capkit.cli.files import Inputs, choose_disclosure_engine, load_engine_input
 from capkit.counts.engines import duckdb as duck
 from capkit.counts.engines import spark as spark_engine
 from capkit.disclosure import disclosure_summary
+from capkit.disclosure.measures import cap_v2
 from capkit.errors import CapkitError
 from capkit.plots.disclosure import plot_summary
 from capkit.report import render
@@ -70,19 +72,28 @@ def _cont_na(pairs: list[tuple[str, str]], inputs: Inputs) -> dict[str, list[flo
 
 @dataclass
 class DisclosureRun:
-    """Everything the disclosure report shows."""
+    """Everything the disclosure report shows.
+
+    ``cap_v2`` is Baillargeon & Charest's average CAP version 2 of each target in percent,
+    averaged over the syntheses (:func:`capkit.disclosure.measures.cap_v2`); ``warnings``
+    are the measures' warnings (e.g. a continuous target).
+    """
 
     summary: object  # capkit.disclosure.DisclosureSummary
     inputs: Inputs
     options: dict[str, object]
+    cap_v2: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
+    warnings: list[str] = field(default_factory=list)
 
 
 def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
-                   engine: str = "pandas") -> DisclosureRun:
-    """``disclosure_summary`` over all targets, with its progress bar unless ``quiet``.
+                   engine: str = "pandas", sep: str | None = None) -> DisclosureRun:
+    """``disclosure_summary`` over all targets, with its progress bar unless ``quiet``, and
+    the average CAP version 2 of each target.
 
     With ``engine`` "duckdb" or "spark", ``inputs`` come from :func:`load_engine_inputs` (file
-    paths) and the engine counts.
+    paths) and the engine counts. The measures' warnings are collected (and printed on stderr
+    unless ``quiet``) into ``DisclosureRun.warnings``.
     """
     per = dict(options)
     not_lev = per.pop("not_targetlev", {})
@@ -91,17 +102,22 @@ def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
     if engine == "pandas":
         sources = contextlib.nullcontext((inputs.original, inputs.synthetics))
     else:
-        sources = _engine_sources(inputs, engine)
+        sources = _engine_sources(inputs, engine, sep)
         per["engine"] = engine
-    with sources as (original, synthetics):
+    with sources as (original, synthetics), opts.measure_warnings(quiet) as found:
         summary = disclosure_summary(synthetics, original, inputs.keys, list(inputs.targets),
                                      compare_synorig=False, progress=not quiet, **per)
-    return DisclosureRun(summary, inputs, options)
+    with np.errstate(invalid="ignore"):
+        v2 = pd.Series({t: float(np.mean(cap_v2(r.allcaps["DCAP"], r.attrib["iS"])))
+                        for t, r in summary.per_target.items()}, dtype=float)
+    return DisclosureRun(summary, inputs, options, v2, found)
 
 
 @contextlib.contextmanager
-def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[object]]]:
-    """The files as the engine's tables of the needed columns, keys first in --keys order.
+def _engine_sources(inputs: Inputs, engine: str, sep: str | None = None
+                    ) -> Iterator[tuple[object, list[object]]]:
+    """The files as the engine's tables of the needed columns, keys first in --keys order
+    (CSV files read with ``sep`` when given).
 
     This is the column order the pandas path reads, so both give the keys in the same order
     (the data order of ``disclosure``).
@@ -113,14 +129,14 @@ def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[
         con = duck.connect()
         try:
             select = ", ".join(duck.quote(c) for c in columns)
-            tables = [duck.relation(p, con, r).select(select)
+            tables = [duck.relation(p, con, r, sep=sep).select(select)
                       for p, r in zip(paths, roles, strict=True)]
             yield tables[0], tables[1:]
         finally:
             con.close()
     else:
         spark = spark_engine.session()
-        tables = [spark_engine.spark_frame(p, spark, r, columns).select(
+        tables = [spark_engine.spark_frame(p, spark, r, columns, sep=sep).select(
             *[spark_engine._col(c) for c in columns]) for p, r in zip(paths, roles, strict=True)]
         yield tables[0], tables[1:]
 
@@ -156,7 +172,8 @@ def _engine_sources(inputs: Inputs, engine: str) -> Iterator[tuple[object, list[
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
               help="Draw the summary plot into this .png or .svg file.")
 def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None,
-               na_values: str, engine: str, quiet: bool, targets: str | None, denom_lim: int,
+               na_values: str, sep: str | None, allow_disjoint_levels: bool, engine: str,
+               quiet: bool, targets: str | None, denom_lim: int,
                exclude_over_denom_lim: bool, not_targetlev: tuple[str, ...], no_keys_na: bool,
                no_target_na: bool, ngroups_targets: int | None, ngroups_keys: int | None,
                thresh_1way: str | None, thresh_2way: str | None, cont_na: tuple[str, ...],
@@ -183,7 +200,7 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         chosen = choose_disclosure_engine(engine, original, synthetic)
         if chosen == "pandas":
             inputs = load_inputs(original, synthetic, key_list, target_list,
-                                 na_values.split(","))
+                                 na_values.split(","), sep=sep)
         else:
             for used, option in ((cont_pairs, "--cont-na"), (ngroups_targets, "--ngroups-targets"),
                                  (ngroups_keys, "--ngroups-keys"),
@@ -192,7 +209,7 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
                     raise CapkitError(f"{option} needs --engine pandas: the {chosen} engine "
                                       "counts the files without reading their records into "
                                       "Python")
-            inputs = load_engine_inputs(original, synthetic, key_list, target_list)
+            inputs = load_engine_inputs(original, synthetic, key_list, target_list, sep=sep)
         unknown = [t for t in not_lev if t not in inputs.targets]
         if unknown:
             raise CapkitError(f"--not-targetlev names {unknown[0]!r}, which is not a target "
@@ -203,6 +220,8 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
             "ngroups_targets": ngroups_targets, "ngroups_keys": ngroups_keys,
             "cont_na": _cont_na(cont_pairs, inputs) if chosen == "pandas" else None,
         }
+        if allow_disjoint_levels:
+            options["allow_disjoint_levels"] = True
         if not_lev:
             options["not_targetlev"] = not_lev
         if t1 is not None:
@@ -210,7 +229,7 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         if t2 is not None:
             options["thresh_2way"] = t2
         opts.notes(inputs, quiet)
-        result = run_disclosure(inputs, options, quiet, engine=chosen)
+        result = run_disclosure(inputs, options, quiet, engine=chosen, sep=sep)
         figure_svg = None
         fig = None
         if plot_path is not None or fmt == "html":

@@ -22,7 +22,12 @@ from capkit.errors import CapkitError
 
 @dataclass
 class Inputs:
-    """The aligned data of a command, and what the user should be told about it."""
+    """The aligned data of a command, and what the user should be told about it.
+
+    ``warnings`` are problems the user should look at (a key unique for every record),
+    ``notes`` facts about the data worth knowing (missing target values, unused columns),
+    ``changes`` the type alignment of :func:`capkit.data.align.align_frames`.
+    """
 
     original: pd.DataFrame
     synthetics: list[pd.DataFrame]
@@ -31,6 +36,45 @@ class Inputs:
     lines: list[str]
     changes: list[str]
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _value_text(value: object) -> str:
+    """A data value for a message: text quoted, a missing value as ``nan``."""
+    if isinstance(value, str):
+        return repr(str(value))
+    if value is None or (not isinstance(value, (list, tuple)) and bool(pd.isna(value))):
+        return "nan"
+    return str(value)
+
+
+def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int]], n: int,
+                          option: str) -> list[str]:
+    """A note per target with missing values in some file, with the counts."""
+    notes = []
+    for t, c_o in counts_o.items():
+        c_s = [c[t] for c in counts_s]
+        if c_o == 0 and not any(c_s):
+            continue
+        where = (f"{c_s[0]} in the synthetic file" if len(c_s) == 1 else
+                 f"{', '.join(str(c) for c in c_s)} in synthetic files 1-{len(c_s)}")
+        notes.append(
+            f"target {t!r} has {c_o} missing value{'s' if c_o != 1 else ''} in the original "
+            f"file ({100 * c_o / n:.1f}% of {n} records) and {where}; a missing value is "
+            f"counted as a level of its own (synthpop's 'Missing'); {option} leaves those "
+            "records out")
+    return notes
+
+
+def _extra_column_note(synthetic_columns: Sequence[str], original_columns: Sequence[str]
+                       ) -> list[str]:
+    """A note when the synthetic files have columns the original file lacks."""
+    extra = [c for c in synthetic_columns if c not in set(original_columns)]
+    if not extra:
+        return []
+    return [f"the synthetic files have column{'s' if len(extra) > 1 else ''} {extra} that "
+            "are not in the original file: not used (synthpop's synorig.compare drops them "
+            "too)"]
 
 
 def _levels(series: pd.Series) -> int:
@@ -45,7 +89,10 @@ def _targets_with_levels(targets: list[str], levels: dict[str, int], min_levels:
     kept = []
     for t in targets:
         if levels[t] < min_levels:
-            shown = f" ({values[t]!r})" if values is not None else ""
+            shown = ""
+            if values is not None:
+                shown = (" (nan: every value is missing)" if _value_text(values[t]) == "nan"
+                         else f" ({_value_text(values[t])})")
             message = (f"target column {t!r} has a single level{shown} in the original file: "
                        "attribute disclosure needs at least two")
             if explicit:
@@ -115,31 +162,38 @@ def load_inputs(
     na_values: Sequence[str],
     *,
     min_target_levels: int = 2,
+    sep: str | None = None,
+    target_na_option: str = "--no-target-na",
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
 
-    Raises :class:`CapkitError` for: a missing / unreadable / empty file; duplicated column
-    names; a key or target absent from a file; synthetic files with different columns; a key
-    that is missing in every record; an explicitly requested target with a single level; types
-    that cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values
-    as there are records (every record unique), and when a default target is skipped.
+    Raises :class:`CapkitError` for: a missing / unreadable / empty file; a CSV file read with
+    the wrong delimiter (``sep``, :func:`capkit.data.io.separator`); duplicated column names;
+    a key or target absent from a file; synthetic files with different columns; a key that is
+    missing in every record; an explicitly requested target with a single level; types that
+    cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values as
+    there are records (every record unique), and when a default target is skipped. Notes
+    (``Inputs.notes``) the missing values of each target (with ``target_na_option``, the
+    command's option that leaves them out) and synthetic columns the original lacks.
     """
     _check_file_arguments(synthetic, keys, targets)
-    headers = [io.read_columns(p) if io.exists(p) else None for p in synthetic]
+    headers = [io.read_columns(p, "synthetic", sep) if io.exists(p) else None
+               for p in synthetic]
     for p, h in zip(synthetic, headers, strict=True):
         if h is None:
             raise CapkitError(f"synthetic file {str(p)!r} does not exist")
     _check_same_columns(synthetic, headers)
     explicit = targets is not None
     if targets is None:
-        orig_header = io.read_columns(original) if io.exists(original) else []
+        orig_header = io.read_columns(original, "original", sep) if io.exists(original) \
+            else []
         targets = _default_targets(headers[0], orig_header, keys)
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
     needed = keys + targets
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
-                              column_roles=roles)
+                              column_roles=roles, sep=sep)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
-                               column_roles=roles) for p in synthetic]
+                               column_roles=roles, sep=sep) for p in synthetic]
     for f in [orig_file, *syn_files]:
         _check_keys_present(f.label, {k: int(f.frame[k].count()) for k in keys})
     n = len(orig_file.frame)
@@ -149,31 +203,40 @@ def load_inputs(
         targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
         warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
     aligned = align_frames(orig_file.frame, [f.frame for f in syn_files], keys + kept)
+    notes = _extra_column_note(headers[0], orig_file.columns)
+    notes += _missing_target_notes(
+        {t: int(orig_file.frame[t].isna().sum()) for t in kept},
+        [{t: int(f.frame[t].isna().sum()) for t in kept} for f in syn_files], n,
+        target_na_option)
     lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
     lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
               for j, f in enumerate(syn_files, start=1)]
     lines.append(f"columns read: {', '.join(keys + kept)}")
     return Inputs(aligned.original, aligned.synthetics, keys, kept, lines, aligned.changes,
-                  warnings)
+                  warnings, notes)
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]
-                ) -> tuple[int, dict[str, int], dict[str, int], dict[str, int]]:
+                ) -> tuple[int, dict[str, int], dict[str, int], dict[str, int], dict[str, int]]:
     """One DuckDB pass over a file's relation: records, non-missing and distinct values of
-    the keys, number of levels (missing counted as one) of the targets."""
+    the keys, number of levels (missing counted as one) and of missing values of the
+    targets."""
     q = duck.quote
     exprs = ["count(*)"] + [f"count({q(k)})" for k in keys]
     exprs += [f"count(DISTINCT {q(k)})" for k in keys]
     exprs += [f"count(DISTINCT {q(t)}) + (count({q(t)}) < count(*))::INTEGER" for t in targets]
+    exprs += [f"count(*) - count({q(t)})" for t in targets]
     try:
         row = rel.aggregate(", ".join(exprs)).fetchall()[0]  # type: ignore[attr-defined]
     except Exception as exc:  # duckdb's own exception hierarchy
         raise CapkitError(f"{role} data could not be read by DuckDB: {exc}") from exc
-    n_k = len(keys)
+    n_k, n_t = len(keys), len(targets)
     values = [int(v) for v in row]
+    cut = 1 + 2 * n_k
     return (values[0], dict(zip(keys, values[1:1 + n_k], strict=True)),
-            dict(zip(keys, values[1 + n_k:1 + 2 * n_k], strict=True)),
-            dict(zip(targets, values[1 + 2 * n_k:], strict=True)))
+            dict(zip(keys, values[1 + n_k:cut], strict=True)),
+            dict(zip(targets, values[cut:cut + n_t], strict=True)),
+            dict(zip(targets, values[cut + n_t:], strict=True)))
 
 
 def load_engine_inputs(
@@ -183,6 +246,8 @@ def load_engine_inputs(
     targets: list[str] | None,
     *,
     min_target_levels: int = 2,
+    sep: str | None = None,
+    target_na_option: str = "--no-target-na",
 ) -> Inputs:
     """The checks and notes of :func:`load_inputs` for a DuckDB/Spark run, without reading the
     records into Python: headers from the file schemas, counts from one DuckDB pass per file
@@ -193,11 +258,14 @@ def load_engine_inputs(
     text, date) in every file, else the engine raises a :class:`CapkitError` naming it.
     """
     _check_file_arguments(synthetic, keys, targets)
+    io.check_files(original, "original")
+    for p in synthetic:
+        io.check_files(p, "synthetic")
     orig_src, syn_src = str(original), [str(p) for p in synthetic]
     con = duck.connect()
     try:
-        orig_rel = duck.relation(orig_src, con, "original")
-        syn_rels = [duck.relation(s, con, "synthetic") for s in syn_src]
+        orig_rel = duck.relation(orig_src, con, "original", sep=sep)
+        syn_rels = [duck.relation(s, con, "synthetic", sep=sep) for s in syn_src]
         orig_header = [str(c) for c in orig_rel.columns]
         headers = [[str(c) for c in rel.columns] for rel in syn_rels]
         _check_same_columns(synthetic, headers)
@@ -209,12 +277,14 @@ def load_engine_inputs(
                                    *[("synthetic", p, h) for p, h in
                                      zip(synthetic, headers, strict=True)]]:
             io.check_columns(header, keys + targets, f"{role} file {path.name!r}", roles)
-        n, present, distinct, levels = _file_stats(orig_rel, "original", keys, targets)
+        n, present, distinct, levels, missing = _file_stats(orig_rel, "original", keys,
+                                                            targets)
         orig_label = f"original file {original.name!r}"
-        syn_counts = []
+        syn_counts, syn_missing = [], []
         for p, rel in zip(synthetic, syn_rels, strict=True):
-            n_s, present_s, _, _ = _file_stats(rel, "synthetic", keys, [])
+            n_s, present_s, _, _, missing_s = _file_stats(rel, "synthetic", keys, targets)
             syn_counts.append(n_s)
+            syn_missing.append(missing_s)
             for label, count, nonmissing in [(orig_label, n, present),
                                              (f"synthetic file {p.name!r}", n_s, present_s)]:
                 if count == 0:
@@ -224,11 +294,16 @@ def load_engine_inputs(
         con.close()
     warnings = _unique_key_warnings(n, distinct)
     kept = _targets_with_levels(targets, levels, min_target_levels, explicit, warnings)
+    notes = _extra_column_note(headers[0], orig_header)
+    notes += _missing_target_notes({t: missing[t] for t in kept},
+                                   [{t: m[t] for t in kept} for m in syn_missing], n,
+                                   target_na_option)
     lines = [f"original: {original.name} ({n} records, {len(orig_header)} columns)"]
     lines += [f"synthetic {j}: {p.name} ({n_s} records)"
               for j, (p, n_s) in enumerate(zip(synthetic, syn_counts, strict=True), start=1)]
     lines.append(f"columns read: {', '.join(keys + kept)}")
-    return Inputs(orig_src, syn_src, keys, kept, lines, [], warnings)  # type: ignore[arg-type]
+    return Inputs(orig_src, syn_src, keys, kept, lines, [], warnings,  # type: ignore[arg-type]
+                  notes)
 
 
 def choose_disclosure_engine(engine: str, original: Path, synthetic: Sequence[Path]) -> str:

@@ -1,22 +1,25 @@
 """What the ``capkit`` commands share besides reading files: the common options, parsing of
-list and ``column=value`` options, progress bars, writing the report, and turning a
-:class:`~capkit.errors.CapkitError` into one ``Error:`` line and exit status 1.
+list and ``column=value`` options, progress bars, the warnings and notes on stderr, writing the
+report, and turning a :class:`~capkit.errors.CapkitError` into one ``Error:`` line and exit
+status 1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import platform
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import click
 from tqdm import tqdm
 
 from capkit.cli.files import Inputs
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, CapkitWarning
 
 _VERSIONED = ("capkit", "numpy", "pandas", "scipy", "pyarrow", "pyreadr", "matplotlib")
 
@@ -110,7 +113,17 @@ COMMON = [
     click.option("--na-values", default=",NA", show_default=True, metavar="V1,V2",
                  help="CSV only: texts read as missing (comma-separated; the empty field is "
                       "the empty text)."),
-    click.option("--quiet", "-q", is_flag=True, help="No progress bar, no notes on stderr."),
+    click.option("--sep", default=None, metavar="CHAR",
+                 help="CSV only: the field delimiter ('tab' for a tab) [default: ',' for "
+                      ".csv, a tab for .tsv]."),
+    click.option("--allow-disjoint-levels", is_flag=True,
+                 help="Measure even a key or target whose original and synthetic levels "
+                      "barely overlap (fewer than half of the original records have a value "
+                      "found in the synthetic file): by default an error, as the files "
+                      "almost surely code it differently."),
+    click.option("--quiet", "-q", is_flag=True,
+                 help="No progress bar, no warnings or notes on stderr (the report keeps "
+                      "them)."),
 ]
 
 
@@ -128,9 +141,32 @@ def original_and_synthetic(files: tuple[Path, ...]) -> tuple[Path, list[Path]]:
 
 
 def notes(inputs: Inputs, quiet: bool) -> None:
+    """The warnings, notes and type alignments of the inputs, on stderr unless ``quiet``."""
     if quiet:
         return
     for w in inputs.warnings:
         click.echo(f"Warning: {w}", err=True)
+    for n in inputs.notes:
+        click.echo(f"Note: {n}", err=True)
     for c in inputs.changes:
         click.echo(f"Aligned: {c}", err=True)
+
+
+@contextlib.contextmanager
+def measure_warnings(quiet: bool) -> Iterator[list[str]]:
+    """Collect the :class:`~capkit.errors.CapkitWarning` s the measures give (e.g. a
+    continuous target), each once, into the list yielded (filled on exit), and print them on
+    stderr as ``Warning:`` lines unless ``quiet``. Other warnings pass through unchanged."""
+    found: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CapkitWarning)
+        yield found
+    for w in caught:
+        if issubclass(w.category, CapkitWarning):
+            if str(w.message) not in found:
+                found.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if not quiet:
+        for text in found:
+            click.echo(f"Warning: {text}", err=True)

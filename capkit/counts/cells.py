@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from capkit.counts.encode import combine_codes, factorize_pair
+from capkit.counts.encode import check_levels, combine_codes, factorize_pair
 from capkit.counts.table import KeyTargetTable
 from capkit.data.labels import MISSING, Coded, SortKey, collate_sorted, collation_order
 
@@ -166,6 +166,29 @@ def _q_axis(keys_o: Sequence[Coded], keys_s: Sequence[Coded], by_position: bool,
     in_syn = np.zeros(n_cols, dtype=bool)
     in_syn[col_of_comb[seen_s]] = True
     return labels, component_cols, col_of_comb[comb_o], col_of_comb[comb_s], in_syn
+
+
+def check_coded_levels(column: str, role: str, original: Coded, syntheses: Sequence[Coded],
+                       *, numeric: bool, allow_disjoint_levels: bool = False) -> None:
+    """:func:`capkit.counts.encode.check_levels` on coded variables (the count step of
+    ``disclosure``): labels matched by text, ``"Missing"`` left out of the rule, one check per
+    variable for all syntheses."""
+    grid = pd.Index(np.asarray(original.labels, dtype=object))
+    for coded in syntheses:
+        more = pd.Index(np.asarray(coded.labels, dtype=object)).difference(grid, sort=False)
+        grid = grid.append(more)
+
+    def counts(coded: Coded) -> np.ndarray:
+        codes = coded.codes[coded.codes >= 0]
+        per_label = np.bincount(codes, minlength=len(coded.labels))
+        on_grid = np.zeros(len(grid), dtype=np.int64)
+        on_grid[grid.get_indexer(np.asarray(coded.labels, dtype=object))] = per_label
+        return on_grid
+
+    labels = grid.to_numpy(dtype=object)
+    check_levels(column, role, labels, counts(original), [counts(c) for c in syntheses],
+                 missing=labels == MISSING, numeric=numeric,
+                 allow_disjoint_levels=allow_disjoint_levels)
 
 
 def count_cells(rows_o: np.ndarray, cols_o: np.ndarray, rows_s: np.ndarray, cols_s: np.ndarray,

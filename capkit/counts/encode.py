@@ -5,17 +5,48 @@ Each column is factorised over the union of both frames' levels (``pandas.factor
 declared categories), and several key columns are combined into one code per record (the key
 combinations K_1..K_J of Baillargeon & Charest, Section 2.1; synthpop's q). Vectorised: no
 Python loop over records or key combinations.
+
+Every measure counts through here, so this is also where the levels of each key and target are
+checked once per column (:func:`check_levels`), before anything is counted:
+
+* **Disjoint coding is an error.** A key or target is refused (:class:`CapkitError`) when fewer
+  than half (:data:`MIN_LEVEL_OVERLAP`) of the original records that have a value of it
+  (missing values aside) have a value that also occurs in the synthetic data: the two files
+  almost surely code it differently ("2. Married" against 2, 23 against "age_23"), and every
+  exact-match measure would report no risk. ``allow_disjoint_levels=True`` measures anyway.
+* **A continuous target is a warning.** A numeric target with more than
+  :data:`CONTINUOUS_TARGET_LEVELS` distinct values in the original is matched by exact value
+  by DiSCO, CAP and the other attribute measures, so a close synthetic value counts as a wrong
+  guess. The numbers are left as synthpop computes them; a
+  :class:`~capkit.errors.ContinuousTargetWarning` names the column and the grouping option.
+  Such a target is exempt from the overlap rule (noise alone makes its values disjoint).
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, ContinuousTargetWarning, DisjointLevelsError
+
+#: A key or target is refused when fewer than this share of the original records that have a
+#: value of it (missing values aside) have a value that occurs in the synthetic data.
+MIN_LEVEL_OVERLAP = 0.5
+
+#: A numeric target with more distinct values than this in the original is continuous: exact
+#: matching says little about it. 60 is synthpop's ``maxfaclevels`` default, the most levels
+#: ``syn()`` accepts for a categorical variable: a numeric column with more values would not be
+#: a category in synthpop's own synthesis. (SD2011's ``depress``, a 0-21 score that synthpop's
+#: disclosure examples use as a target, stays below; ``income`` is far above.)
+CONTINUOUS_TARGET_LEVELS = 60
+
+#: Levels of each side shown in the message of a disjoint column.
+SHOWN_LEVELS = 6
 
 
 def as_list(columns: str | Sequence[str], argument: str) -> list[str]:
@@ -206,12 +237,34 @@ def _labels(levels: list[pd.Index], components: list[np.ndarray], names: list[st
     return pd.MultiIndex.from_arrays(arrays, names=names)
 
 
-def encode_frames(frames: Sequence[pd.DataFrame], columns: list[str]
+def _is_number(series: pd.Series) -> bool:
+    return kind_of_series(series) == "numeric" and not pdt.is_bool_dtype(series.dtype)
+
+
+def encode_frames(frames: Sequence[pd.DataFrame], columns: list[str], *, role: str = "key",
+                  weights: tuple[np.ndarray, np.ndarray] | None = None,
+                  allow_disjoint_levels: bool = False
                   ) -> tuple[list[np.ndarray], pd.Index]:
     """One code per row of each frame for its combination of ``columns``.
 
     Codes run over the combinations present in any of the frames (the union of their levels,
-    :func:`factorize_many` per column, :func:`combine_codes` across columns).
+    :func:`factorize_many` per column, :func:`combine_codes` across columns). The levels of each
+    column are checked (:func:`check_levels`) between the first frame (the original) and the
+    second (the synthetic data); further frames (a holdout) are coded on the same levels.
+
+    Parameters
+    ----------
+    frames
+        Two or more frames: original, synthetic, then any others.
+    columns
+        The columns to code.
+    role
+        ``"key"`` or ``"target"``, for :func:`check_levels`.
+    weights
+        Record weights of the first two frames for the level check (e.g. counts of grouped
+        rows); default one per row.
+    allow_disjoint_levels
+        Passed to :func:`check_levels`.
 
     Returns
     -------
@@ -221,6 +274,13 @@ def encode_frames(frames: Sequence[pd.DataFrame], columns: list[str]
     """
     frames = list(frames)
     coded = [factorize_many([f[c] for f in frames]) for c in columns]
+    w_first, w_second = weights if weights is not None else (None, None)
+    for c, (codes, levels) in zip(columns, coded, strict=True):
+        size = len(levels)
+        check_levels(c, role, levels, np.bincount(codes[0], weights=w_first, minlength=size),
+                     [np.bincount(codes[1], weights=w_second, minlength=size)],
+                     missing=np.asarray(pd.isna(levels)), numeric=_is_number(frames[0][c]),
+                     allow_disjoint_levels=allow_disjoint_levels)
     levels = [lv for _, lv in coded]
     rest = [np.concatenate(codes[1:]) for codes, _ in coded]
     codes_first, codes_rest, components = combine_codes(
@@ -233,12 +293,13 @@ def encode_frames(frames: Sequence[pd.DataFrame], columns: list[str]
     return [codes_first, *np.split(codes_rest, sizes)], labels
 
 
-def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
+def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str], *,
+                   role: str = "key", weights: tuple[np.ndarray, np.ndarray] | None = None,
+                   allow_disjoint_levels: bool = False
                    ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """One code per row of each frame for its combination of ``columns``.
 
-    Codes run over the combinations present in either frame (the union of both frames' levels,
-    :func:`factorize_pair` per column, :func:`combine_codes` across columns).
+    :func:`encode_frames` for two frames (levels checked as there).
 
     Returns
     -------
@@ -246,5 +307,110 @@ def encode_columns(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]
         The codes of ``first`` and ``second``, and the label of each code: an Index for one
         column, a MultiIndex named by ``columns`` for several.
     """
-    (codes_first, codes_second), labels = encode_frames([first, second], columns)
+    (codes_first, codes_second), labels = encode_frames(
+        [first, second], columns, role=role, weights=weights,
+        allow_disjoint_levels=allow_disjoint_levels)
     return codes_first, codes_second, labels
+
+
+def _shown(labels: np.ndarray | pd.Index, counts: np.ndarray, present: np.ndarray) -> str:
+    """The first few levels of one side (in level order), as a list for a message."""
+    used = np.asarray(pd.Index(labels)[present & (counts > 0)], dtype=object)
+    parts = [repr(x) if isinstance(x, str) else str(x) for x in used[:SHOWN_LEVELS]]
+    if len(used) > SHOWN_LEVELS:
+        parts.append(f"... ({len(used)} levels)")
+    return "[" + ", ".join(parts) + "]"
+
+
+def continuous_target_message(column: str, distinct: int, covered: float, total: float) -> str:
+    """What the :class:`~capkit.errors.ContinuousTargetWarning` of a target says."""
+    share = ""
+    if covered < total:  # rounded down: never "100.0%" when some value is not found
+        share = (f"; {math.floor(1000 * covered / total) / 10:.1f}% of the original records "
+                 "have a value that occurs exactly in the synthetic data")
+    return (
+        f"target {column!r} is numeric with {distinct} distinct values in the original data "
+        f"(more than {CONTINUOUS_TARGET_LEVELS}): DiSCO, CAP and the other attribute measures "
+        "match it by exact value, so a synthetic value close to the original but not equal "
+        f"(noise, rounding) counts as a wrong guess{share}. For it the exact-match measures "
+        "are not meaningful (they can report no risk for near-copies); the distance to closest "
+        "record (capkit.distance) and the nearest-neighbour attack (capkit.attacks) are. To "
+        "measure attribute disclosure, group it into classes: --ngroups-targets in capkit "
+        "disclosure, ngroups_target= / ngroups_targets= in capkit.disclosure"
+    )
+
+
+def check_levels(
+    column: str,
+    role: str,
+    labels: np.ndarray | pd.Index,
+    counts_o: np.ndarray,
+    counts_s: Sequence[np.ndarray],
+    *,
+    missing: np.ndarray | None = None,
+    numeric: bool = False,
+    allow_disjoint_levels: bool = False,
+    synthetic_names: Sequence[str] | None = None,
+) -> None:
+    """Refuse a key or target whose original and synthetic levels barely overlap; warn for a
+    continuous target (the rules of the module note).
+
+    Parameters
+    ----------
+    column, role
+        The column's name and ``"key"`` or ``"target"`` (for the messages).
+    labels
+        The levels, one list shared by both sides.
+    counts_o, counts_s
+        Records of the original, and of each synthesis, per level.
+    missing
+        Which levels stand for a missing value (left out of the rule).
+    numeric
+        Whether the column holds numbers (compared by value, not grouped).
+    allow_disjoint_levels
+        Measure anyway, however little the levels overlap.
+    synthetic_names
+        How messages name each synthesis (default "the synthetic data", or "synthetic data set
+        j" for several).
+
+    Raises
+    ------
+    DisjointLevelsError
+        (a :class:`CapkitError`) when a synthesis covers fewer than :data:`MIN_LEVEL_OVERLAP`
+        of the original records.
+    """
+    counts_o = np.asarray(counts_o, dtype=float)
+    present = np.ones(len(labels), dtype=bool) if missing is None else ~np.asarray(missing)
+    total = float(counts_o[present].sum())
+    if total == 0 or not counts_s:
+        return
+    covered = [float(counts_o[present & (np.asarray(c) > 0)].sum()) for c in counts_s]
+    distinct = int(np.count_nonzero(counts_o[present]))
+    if numeric and role == "target" and distinct > CONTINUOUS_TARGET_LEVELS:
+        warnings.warn(ContinuousTargetWarning(
+            continuous_target_message(column, distinct, min(covered), total)), stacklevel=3)
+        return
+    if allow_disjoint_levels:
+        return
+    if synthetic_names is None:
+        synthetic_names = (["the synthetic data"] if len(counts_s) == 1 else
+                           [f"synthetic data set {j}" for j in range(1, len(counts_s) + 1)])
+    for c, cov, name in zip(counts_s, covered, synthetic_names, strict=True):
+        if cov >= MIN_LEVEL_OVERLAP * total:
+            continue
+        found = (f"none of the {total:.0f} original records has a value" if cov == 0 else
+                 f"only {cov:.0f} of the {total:.0f} original records ({100 * cov / total:.1f}%)"
+                 " have a value")
+        option = "ngroups_keys= / --ngroups-keys" if role == "key" else \
+            "ngroups_target= / --ngroups-targets"
+        hint = (f"; if it is a continuous number, group it into classes ({option})"
+                if numeric else "")
+        raise DisjointLevelsError(
+            f"{role} column {column!r}: {found} that occurs in {name} (at least half are "
+            f"needed, missing values aside): the two are probably coded differently "
+            f"(original levels {_shown(labels, counts_o, present)}, synthetic levels "
+            f"{_shown(labels, np.asarray(c), present)}), and every exact-match measure would "
+            f"report no risk. Recode one of them to the other's levels{hint}, or pass "
+            "allow_disjoint_levels=True (--allow-disjoint-levels on the command line) to "
+            "measure anyway"
+        )

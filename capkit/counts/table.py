@@ -96,6 +96,7 @@ def count_frames(
     dropna: bool = False,
     sparse_output: bool | None = None,
     holdout: pd.DataFrame | None = None,
+    allow_disjoint_levels: bool = False,
 ) -> KeyTargetTable:
     """The counts of :func:`capkit.counts.tables.crosstab` for two pandas DataFrames.
 
@@ -109,8 +110,10 @@ def count_frames(
         validate_frames(original, holdout, key_cols, target_cols, ("original", "holdout"))
         frames.append(holdout)
 
-    target_codes, target_labels = encode_frames(frames, target_cols)
-    key_codes, key_labels = encode_frames(frames, key_cols)
+    target_codes, target_labels = encode_frames(frames, target_cols, role="target",
+                                                allow_disjoint_levels=allow_disjoint_levels)
+    key_codes, key_labels = encode_frames(frames, key_cols, role="key",
+                                          allow_disjoint_levels=allow_disjoint_levels)
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
     shape = (len(target_labels), len(key_labels))

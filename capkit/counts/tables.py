@@ -35,6 +35,7 @@ def crosstab(
     sparse_output: bool | None = None,
     engine: str | None = None,
     holdout: pd.DataFrame | None = None,
+    allow_disjoint_levels: bool = False,
 ) -> KeyTargetTable:
     """Aligned target x key count tables of an original and a synthetic data frame.
 
@@ -67,6 +68,12 @@ def crosstab(
         combinations of all three frames). pandas only. The counts of ``original`` and
         ``synthetic`` are the same as without a holdout, on a grid that may have extra empty
         rows and columns for levels only the holdout has.
+    allow_disjoint_levels
+        By default a key or target column whose levels barely overlap between the two frames
+        (fewer than half of the original records with a value of it have a value that occurs
+        in the synthetic data, missing values aside) is an error: the frames almost surely
+        code it differently, and every exact-match measure would report no risk. ``True``
+        counts it anyway. (:func:`capkit.counts.encode.check_levels`.)
 
     Returns
     -------
@@ -78,8 +85,15 @@ def crosstab(
     ------
     CapkitError
         For a missing column, a target that is also a key, an empty frame, duplicated column
-        names, a column that is numeric in one frame and text in the other, or a holdout with
-        a big engine.
+        names, a column that is numeric in one frame and text in the other, a column whose
+        levels barely overlap (see ``allow_disjoint_levels``), or a holdout with a big engine.
+
+    Warns
+    -----
+    ContinuousTargetWarning
+        For a numeric target with more than
+        :data:`capkit.counts.encode.CONTINUOUS_TARGET_LEVELS` distinct values: it is counted
+        by exact value (see :func:`capkit.counts.encode.check_levels`).
     """
     key_cols = as_list(keys, "keys")
     target_cols = as_list(target, "target")
@@ -91,7 +105,8 @@ def crosstab(
             raise CapkitError(f"holdout is supported on the pandas engine only, not {engine!r}")
         if engine != "pandas":
             counted = engines.count_codes(original, synthetic, key_cols, target_cols, engine,
-                                          dropna=dropna)
+                                          dropna=dropna,
+                                          allow_disjoint_levels=allow_disjoint_levels)
             counts_o, counts_s = engines.count_table(counted, sparse_output)
             return KeyTargetTable(counts_o, counts_s, counted.targets, counted.keys, None, None)
         original = engines.to_pandas(original, key_cols + target_cols, "original")
@@ -99,7 +114,8 @@ def crosstab(
     if holdout is not None and not isinstance(holdout, pd.DataFrame):
         raise CapkitError(f"holdout must be a pandas DataFrame, got {type(holdout).__name__}")
     return count_frames(original, synthetic, key_cols, target_cols, dropna=dropna,
-                        sparse_output=sparse_output, holdout=holdout)
+                        sparse_output=sparse_output, holdout=holdout,
+                        allow_disjoint_levels=allow_disjoint_levels)
 
 
 __all__ = [

@@ -28,6 +28,7 @@ categoricals with R's level order (R's "ordered" flag is not kept by pyreadr).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -294,6 +295,10 @@ def load_sd2011(path: str | os.PathLike | None = None, *, verify: bool = True,
     return _tidy(_read("sd2011", path, progress, verify))
 
 
+#: The ordered factors of R's ``AdultUCI`` (arules: ``education``, ``income`` small < large).
+ADULT_ORDERED = ("education", "income")
+
+
 def load_adult(path: str | os.PathLike | None = None, *, verify: bool = True,
                progress: bool = True) -> pd.DataFrame:
     """Adult (arules' ``AdultUCI``): 48842 records x 15 variables, with the paper's dotted names.
@@ -302,7 +307,10 @@ def load_adult(path: str | os.PathLike | None = None, *, verify: bool = True,
     paper. ``education.num`` is kept here although the paper drops it (it duplicates
     ``education``); :data:`ADULT_PAPER_VARIABLES` lists the paper's 14 columns. ``income`` is
     missing for the 16281 records from the UCI test file; ``workclass`` (2799), ``occupation``
-    (2809) and ``native.country`` (857) have missing values too.
+    (2809) and ``native.country`` (857) have missing values too. ``education`` and ``income``
+    are *ordered* factors in R's ``AdultUCI`` (:data:`ADULT_ORDERED`); the .rda reader drops
+    that flag and capkit restores it, because rpart (and so synthpop's CART) splits an ordered
+    factor by its level order, not by subsets of levels.
 
     Parameters
     ----------
@@ -310,7 +318,10 @@ def load_adult(path: str | os.PathLike | None = None, *, verify: bool = True,
         As in :func:`load_sd2011` (file ``AdultUCI.rda``, source arules 1.7-11).
     """
     frame = _tidy(_read("adult", path, progress, verify))
-    return frame.rename(columns=lambda c: c.replace("-", "."))
+    frame = frame.rename(columns=lambda c: c.replace("-", "."))
+    for column in ADULT_ORDERED:
+        frame[column] = frame[column].cat.as_ordered()
+    return frame
 
 
 def with_source(name: str, **changes: object) -> DataSource:
@@ -318,34 +329,67 @@ def with_source(name: str, **changes: object) -> DataSource:
     return replace(_source(name), **changes)
 
 
-def load_oracle_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
-    """The original and synthetic frames of a synthpop oracle case (``../shared/oracle/<case>``).
+def reference_file(folder: str | os.PathLike, name: str) -> Path:
+    """``folder/name``, or its gzipped copy ``folder/name.gz`` (as the project's ``reference/``
+    folder ships them); a :class:`CapkitError` when neither exists."""
+    plain = Path(folder) / name
+    for candidate in (plain, plain.with_name(plain.name + ".gz")):
+        if candidate.is_file():
+            return candidate
+    raise CapkitError(f"folder {str(folder)!r} has no {name} (nor {name}.gz)")
 
-    Reads ``orig.csv`` and ``syn_<j>.csv`` with only the empty field as missing, then applies the
-    schema of ``results.json`` (factor levels in R's order, numeric columns as float), as the
-    oracle README prescribes.
+
+def read_reference_json(folder: str | os.PathLike, name: str = "results.json") -> dict:
+    """A JSON file of a reference case (plain or gzipped)."""
+    path = reference_file(folder, name)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+#: The loaders the reference cases name in their ``original.json`` recipe.
+_RECIPE_LOADERS = {"sd2011": "load_sd2011", "adult": "load_adult"}
+
+
+def load_oracle_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """The original and synthetic frames of a synthpop reference case.
+
+    ``folder`` is a case of the project's ``reference/synthpop/`` (outputs of real synthpop
+    1.9-2; README there) or of the full oracle it was taken from. Files may be gzipped. The
+    synthetic files are read with only the empty field as missing, then given the schema of
+    ``results.json`` (factor levels in R's order, numeric columns as float). The original data
+    is never shipped: when ``orig.csv`` is absent, ``original.json`` names the data set and
+    columns, and the frame is rebuilt through the loader (``$CAPKIT_DATA``, cache or download).
 
     Returns
     -------
     (original, [synthetic_1, ..., synthetic_m])
     """
     folder = Path(folder)
-    meta_file = folder / "results.json"
-    if not meta_file.is_file():
-        raise CapkitError(f"folder {str(folder)!r} has no results.json (not an oracle case)")
-    meta = json.loads(meta_file.read_text())["datasets"]
+    meta = read_reference_json(folder)["datasets"]
 
-    def read(spec: dict) -> pd.DataFrame:
-        frame = pd.read_csv(folder / spec["file"], keep_default_na=False, na_values=[""],
-                            dtype=str)
+    def typed(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
         out = {}
         for column in spec["columns"]:
             schema = spec["schema"][column]
             values = frame[column]
             if schema["levels"] is not None:
-                out[column] = pd.Categorical(values, categories=schema["levels"])
+                out[column] = pd.Categorical(values.astype(object).where(values.notna()),
+                                             categories=schema["levels"])
             else:
                 out[column] = pd.to_numeric(values).astype(float)
         return pd.DataFrame(out)
 
-    return read(meta["orig"]), [read(spec) for spec in meta["syn"]]
+    def read(spec: dict) -> pd.DataFrame:
+        frame = pd.read_csv(reference_file(folder, spec["file"]), keep_default_na=False,
+                            na_values=[""], dtype=str)
+        return typed(frame, spec)
+
+    orig_spec = meta["orig"]
+    if (folder / orig_spec["file"]).is_file():
+        original = read(orig_spec)
+    else:
+        recipe = read_reference_json(folder, "original.json")
+        loader = globals()[_RECIPE_LOADERS[recipe["dataset"]]]
+        original = typed(loader(progress=False)[recipe["columns"]], orig_spec)
+    return original, [read(spec) for spec in meta["syn"]]

@@ -19,6 +19,11 @@ matching files, in name order, are read as one data set and must have the same c
 
 Missing values in CSV files: by default only an empty field and the text ``NA`` (what R's
 ``write.csv`` writes) are missing; every other text, "None" or "NaN" included, is a value.
+
+The field delimiter of a CSV file is ``sep`` when given, else ``,`` (a tab for ``.tsv``). A
+header read that way as one single column holding ``;``, a tab or ``|`` is an error naming the
+delimiter seen (a ``;``-separated file read with ``,`` would otherwise fail later with a
+confusing "column missing").
 """
 
 from __future__ import annotations
@@ -105,25 +110,51 @@ def _duplicates(names: Sequence[str]) -> list[str]:
     return dup
 
 
-def _separator(path: Path) -> str:
+#: Delimiters recognised in a one-column header, and how messages name them.
+_OTHER_DELIMITERS = {";": "';'", "\t": "a tab", "|": "'|'"}
+
+
+def separator(path: Path, sep: str | None = None) -> str:
+    """The field delimiter of a CSV file: ``sep`` if given, else a tab for ``.tsv``, else ``,``.
+
+    ``sep`` may be ``"tab"`` or ``"\\t"`` (as typed on a command line) for a tab.
+    """
+    if sep is not None:
+        if sep in ("tab", "\\t"):
+            return "\t"
+        if len(sep) != 1:
+            raise CapkitError(f"sep must be one character (or 'tab'), got {sep!r}")
+        return sep
     return "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
 
 
-def _csv_header(path: Path, role: str) -> list[str]:
+def _csv_header(path: Path, role: str, sep: str | None = None) -> list[str]:
+    delimiter = separator(path, sep)
     try:
-        head = pd.read_csv(path, sep=_separator(path), header=None, nrows=1, dtype=str,
+        head = pd.read_csv(path, sep=delimiter, header=None, nrows=1, dtype=str,
                            keep_default_na=False)
     except pd.errors.EmptyDataError as exc:
         raise CapkitError(f"{role} file {str(path)!r} is empty (no header line)") from exc
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
         raise CapkitError(f"{role} file {str(path)!r} cannot be read as CSV: {exc}") from exc
-    return [str(v) for v in head.iloc[0].tolist()]
+    header = [str(v) for v in head.iloc[0].tolist()]
+    if sep is None and len(header) == 1:
+        seen = [d for d in _OTHER_DELIMITERS if d != delimiter and d in header[0]]
+        if seen:
+            shown = "tab" if seen[0] == "\t" else seen[0]
+            raise CapkitError(
+                f"{role} file {path.name!r} reads as one single column {header[0]!r} with "
+                f"{delimiter!r} as the delimiter, but its header holds "
+                f"{_OTHER_DELIMITERS[seen[0]]}: it looks like a file separated by "
+                f"{_OTHER_DELIMITERS[seen[0]]}; give --sep {shown!r} (sep={shown!r} in Python), "
+                f"or --sep {delimiter!r} if it really is one column")
+    return header
 
 
-def _read_csv(path: Path, role: str, columns: list[str], na_values: Sequence[str]
-              ) -> pd.DataFrame:
+def _read_csv(path: Path, role: str, columns: list[str], na_values: Sequence[str],
+              sep: str | None = None) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(path, sep=_separator(path), usecols=columns,
+        frame = pd.read_csv(path, sep=separator(path, sep), usecols=columns,
                             keep_default_na=False, na_values=list(na_values),
                             low_memory=False)
     except (pd.errors.ParserError, UnicodeDecodeError, EOFError, ValueError) as exc:
@@ -194,19 +225,29 @@ def expand(path: str | Path, role: str = "data") -> list[Path]:
     return [Path(f) for f in files]
 
 
-def read_columns(path: str | Path) -> list[str]:
+def check_files(path: str | Path, role: str = "data") -> list[Path]:
+    """The files a path or glob names, each checked to exist, be readable and not be empty
+    (0 bytes); a :class:`CapkitError` names the file and its ``role`` otherwise."""
+    files = expand(path, role)
+    for p in files:
+        _check_path(p, role)
+    return files
+
+
+def read_columns(path: str | Path, role: str = "data", sep: str | None = None) -> list[str]:
     """Column names of a data file in file order, reading only its header (or whole R file).
 
-    For a glob, the columns of the first matching file.
+    For a glob, the columns of the first matching file. ``role`` names the file in messages
+    (``"original"``, ``"synthetic"``); ``sep`` is the CSV delimiter (see :func:`separator`).
     """
-    p = expand(path)[0]
-    _check_path(p, "data")
+    p = expand(path, role)[0]
+    _check_path(p, role)
     fmt = file_format(p)
     if fmt == "csv":
-        return _csv_header(p, "data")
+        return _csv_header(p, role, sep)
     if fmt == "parquet":
-        return _parquet_header(p, "data")
-    return [str(c) for c in _read_r(p, "data", fmt).columns]
+        return _parquet_header(p, role)
+    return [str(c) for c in _read_r(p, role, fmt).columns]
 
 
 def check_columns(header: Sequence[str], wanted: Sequence[str], label: str,
@@ -232,6 +273,7 @@ def read_table(
     role: str = "data",
     na_values: Sequence[str] = DEFAULT_NA_VALUES,
     column_roles: dict[str, str] | None = None,
+    sep: str | None = None,
 ) -> DataFile:
     """Read the given columns of a CSV, Parquet, .rda or .rds file.
 
@@ -248,6 +290,9 @@ def read_table(
     column_roles
         Optional ``{column: "key" | "target"}`` so that a missing column is reported as
         "key column 'age' is missing from ...".
+    sep
+        CSV only: the field delimiter (default ``,``, a tab for ``.tsv``; see
+        :func:`separator`).
 
     Returns
     -------
@@ -262,13 +307,13 @@ def read_table(
     """
     if is_glob(path):
         return _read_glob(path, columns, role=role, na_values=na_values,
-                          column_roles=column_roles)
+                          column_roles=column_roles, sep=sep)
     p = Path(path)
     _check_path(p, role)
     fmt = file_format(p)
     r_frame = None
     if fmt == "csv":
-        header = _csv_header(p, role)
+        header = _csv_header(p, role, sep)
     elif fmt == "parquet":
         header = _parquet_header(p, role)
     else:
@@ -282,7 +327,7 @@ def read_table(
     check_columns(header, wanted, f"{role} file {p.name!r}", column_roles)
     try:
         if fmt == "csv":
-            frame = _read_csv(p, role, wanted, na_values)
+            frame = _read_csv(p, role, wanted, na_values, sep)
         elif fmt == "parquet":
             frame = _read_parquet(p, role, wanted)
         else:
@@ -299,10 +344,11 @@ def read_table(
 
 
 def _read_glob(pattern: str | Path, columns: Sequence[str] | None, *, role: str,
-               na_values: Sequence[str], column_roles: dict[str, str] | None) -> DataFile:
+               na_values: Sequence[str], column_roles: dict[str, str] | None,
+               sep: str | None = None) -> DataFile:
     """Every file a glob matches, read as one data set (rows in file-name order)."""
-    parts = [read_table(f, columns, role=role, na_values=na_values, column_roles=column_roles)
-             for f in expand(pattern, role)]
+    parts = [read_table(f, columns, role=role, na_values=na_values, column_roles=column_roles,
+                        sep=sep) for f in expand(pattern, role)]
     first = parts[0]
     for part in parts[1:]:
         if set(part.columns) != set(first.columns):

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from capkit.counts.cells import build_cells
+from capkit.counts.cells import build_cells, check_coded_levels
 from capkit.data.labels import (
     MISSING,
     Coded,
@@ -35,6 +35,7 @@ from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
 from capkit.disclosure.checks import KeyMargins
+from capkit.disclosure.control import check_holdout, control_table
 from capkit.disclosure.measures import Exclusions
 from capkit.disclosure.per_synthesis import measure_syntheses
 from capkit.disclosure.result import DisclosureResult
@@ -168,6 +169,8 @@ def disclosure(
     synthpop_compat: bool = False,
     collation: Callable[[str], object] | None = None,
     engine: str | None = None,
+    allow_disjoint_levels: bool = False,
+    holdout: pd.DataFrame | object | None = None,
 ) -> DisclosureResult:
     """Identity and attribute disclosure measures of synthetic data (synthpop ``disclosure``).
 
@@ -217,6 +220,18 @@ def disclosure(
         see :mod:`capkit.disclosure.engine_path`). The big engines give the same ident, attrib
         and allcaps as pandas; options that need per-record data (``ngroups_target``,
         ``ngroups_keys``, ``cont_na``, ``synthpop_compat=True``) raise on them.
+    allow_disjoint_levels
+        By default the target or a key whose levels barely overlap between the original and a
+        synthesis (fewer than half of the original records with a value of it have a value
+        that occurs in the synthetic data, missing values aside; after grouping and
+        ``synorig.compare``) is an error: the data sets almost surely code it differently.
+        ``True`` measures anyway (:func:`capkit.counts.encode.check_levels`).
+    holdout
+        Records of the same population that were not used to make the synthetic data (any
+        input ``original`` accepts). The measures are computed once more with the holdout as
+        the original data and the same options, and the result carries them as ``.holdout``
+        and the membership control of DiSCO and DCAP as ``.control``
+        (:mod:`capkit.disclosure.control`). Every other number is unchanged.
 
     Returns
     -------
@@ -225,8 +240,25 @@ def disclosure(
     Raises
     ------
     CapkitError
-        For every error condition of synthpop's argument checks (spec 2), naming the argument.
+        For every error condition of synthpop's argument checks (spec 2), naming the argument,
+        and for a target or key coded differently in the two data sets (see
+        ``allow_disjoint_levels``).
+
+    Warns
+    -----
+    ContinuousTargetWarning
+        For a numeric target with more than
+        :data:`capkit.counts.encode.CONTINUOUS_TARGET_LEVELS` distinct values that is not
+        grouped (``ngroups_target``): it is matched by exact value, as synthpop does.
     """
+    if holdout is not None:
+        options = {k: v for k, v in locals().items()
+                   if k not in ("synthetic", "original", "keys", "target", "holdout")}
+        check_holdout(original, holdout)
+        result = disclosure(synthetic, original, keys, target, **options)
+        result.holdout = disclosure(synthetic, holdout, keys, target, **options)
+        result.control = control_table(result, result.holdout)
+        return result
     if engine_path.uses_engine(synthetic, original, engine):
         passed = {
             "denom_lim": denom_lim, "exclude_ov_denom_lim": exclude_ov_denom_lim,
@@ -234,7 +266,7 @@ def disclosure(
             "usekeys_na": usekeys_na, "exclude_keys": exclude_keys,
             "exclude_keylevs": exclude_keylevs, "exclude_targetlevs": exclude_targetlevs,
             "thresh_1way": thresh_1way, "thresh_2way": thresh_2way, "digits": digits,
-            "collation": collation}
+            "collation": collation, "allow_disjoint_levels": allow_disjoint_levels}
         if engine == "pandas":  # read the needed columns, then the pandas path below
             names = None
             if all(isinstance(x, str) for x in [target, *(
@@ -307,10 +339,15 @@ def disclosure(
     target_o, target_s = _prepare_variable(
         target_name, original, syntheses, ng_target, cont.get(target_name, []), sort_key,
         compat, compare, explicit_na, "target", messages)
+    allow = opt.check_flag(allow_disjoint_levels, "allow_disjoint_levels")
+    check_coded_levels(target_name, "target", target_o, target_s, allow_disjoint_levels=allow,
+                       numeric=ng_target <= 0 and is_numeric(original[target_name]))
     keys_o, keys_s = [], []
     for name, ng in zip(data_keys, ng_keys, strict=True):
         ko, ks = _prepare_variable(name, original, syntheses, ng, cont.get(name, []),
                                    sort_key, compat, compare, explicit_na, "key", messages)
+        check_coded_levels(name, "key", ko, ks, allow_disjoint_levels=allow,
+                           numeric=ng <= 0 and is_numeric(original[name]))
         keys_o.append(ko)
         keys_s.append(ks)
 
@@ -330,4 +367,4 @@ def disclosure(
         for j in range(len(syntheses)))
     return measure_syntheses(per_synthesis, exclusions, keys=data_keys, target=target_name,
                              thresh_1way=t1, thresh_2way=t2, parse_labels=compat,
-                             sort_key=sort_key, digits=digits, messages=messages)
+                             sort_key=sort_key, digits=digits, messages=messages, compat=compat)

@@ -53,7 +53,7 @@ from capkit.disclosure.checks import KeyMargins
 from capkit.disclosure.measures import Exclusions
 from capkit.disclosure.per_synthesis import measure_syntheses
 from capkit.disclosure.result import DisclosureResult
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, DisjointLevelsError
 
 #: The values ``engine`` may take (``None``: chosen from the inputs).
 ENGINE_CHOICES = (None, *engines.ENGINES)
@@ -364,9 +364,11 @@ def _kind(values: pd.Index, original: object, column: str) -> str:
 
 
 def engine_cells(original: object, synthetic: object, keys: list[str], target: str,
-                 engine: str, sort_key: SortKey = None) -> tuple[CellTable, KeyMargins]:
+                 engine: str, sort_key: SortKey = None, *, allow_disjoint_levels: bool = False
+                 ) -> tuple[CellTable, KeyMargins]:
     """Cells of one synthesis counted by ``engine`` and its 2-way margins."""
-    table = crosstab(original, synthetic, keys, target, engine=engine)
+    table = crosstab(original, synthetic, keys, target, engine=engine,
+                     allow_disjoint_levels=allow_disjoint_levels)
     target_kind = _kind(table.targets, original, target)
     key_kind = _kind(table.keys.levels[0], original, keys[0]) if len(keys) == 1 else None
     named, key_texts = labelled(table, target)
@@ -398,6 +400,7 @@ def engine_disclosure(
     thresh_2way: Sequence[float],
     digits: int,
     collation: Callable[[str], object] | None,
+    allow_disjoint_levels: bool = False,
 ) -> DisclosureResult:
     """:func:`capkit.disclosure.disclosure` with the counting done by DuckDB or Spark.
 
@@ -440,8 +443,18 @@ def engine_disclosure(
         return _exclusions(cells, margins, data_keys, target_name, ex_k, ex_kl, ex_tl,
                            not_targetlev, use_t_na, flags, lim, excl_flag)
 
-    per_synthesis = (engine_cells(original, source, data_keys, target_name, engine, collation)
-                     for source in sources)
+    allow = opt.check_flag(allow_disjoint_levels, "allow_disjoint_levels")
+
+    def cells_of(j: int, source: object) -> tuple[CellTable, KeyMargins]:
+        try:
+            return engine_cells(original, source, data_keys, target_name, engine, collation,
+                                allow_disjoint_levels=allow)
+        except DisjointLevelsError as exc:
+            if len(sources) == 1:
+                raise
+            raise DisjointLevelsError(f"synthetic data set {j}: {exc}") from exc
+
+    per_synthesis = (cells_of(j, source) for j, source in enumerate(sources, start=1))
     return measure_syntheses(per_synthesis, first_exclusions, keys=list(data_keys),
                              target=target_name, thresh_1way=t1, thresh_2way=t2,
                              parse_labels=False, sort_key=collation, digits=digits, messages=[])

@@ -206,3 +206,16 @@ def compute(cells: CellTable, options: Exclusions | None = None) -> SynthesisMea
         "TCAP": (100 * float(disco.sum()) / tcap_den) if tcap_den > 0 else float("nan"),
     }
     return SynthesisMeasures(ident, attrib, allcaps, nexcl, ex)
+
+
+def cap_v2(dcap: np.ndarray | pd.Series, i_s: np.ndarray | pd.Series) -> np.ndarray:
+    """Baillargeon & Charest's average CAP version 2 (Definition 3), in percent, from synthpop's
+    DCAP and iS of each synthesis: ``100 * DCAP / iS``.
+
+    DCAP is the average CAP version 1 (Definition 2) in percent and iS the percentage of
+    original records whose key occurs in the synthetic data, so their ratio averages the CAP
+    over those records only. NaN where iS = 0 (no key in common: undefined).
+    """
+    dcap = np.asarray(dcap, dtype=float)
+    i_s = np.asarray(i_s, dtype=float)
+    return np.divide(100 * dcap, i_s, out=np.full(dcap.shape, np.nan), where=i_s > 0)

@@ -30,6 +30,7 @@ def measure_syntheses(
     sort_key: SortKey | None,
     digits: int,
     messages: list[str],
+    compat: bool = False,
 ) -> DisclosureResult:
     """Measures and checks of each synthesis' aligned cells, gathered into one result.
 
@@ -47,6 +48,9 @@ def measure_syntheses(
         Stored in the result as given (``n_orig`` and ``m`` come from the cells).
     thresh_1way, thresh_2way, parse_labels, sort_key
         Passed to :func:`check_1way` / :func:`check_2way`.
+    compat
+        synthpop_compat: keep synthpop's words "1 pairs need checks" ("1 pair needs checks"
+        otherwise).
     """
     rows: dict[str, list[dict[str, float]]] = {"ident": [], "attrib": [], "allcaps": []}
     c1: list[pd.DataFrame | None] = []
@@ -67,7 +71,8 @@ def measure_syntheses(
         if one is not None:
             check1 = f"Check  {target}  level  {one['Level'].iloc[0]}"
         if two is not None:
-            check2 = f"{len(two)} pairs need checks"
+            check2 = (f"{len(two)} pairs need checks" if compat or len(two) != 1
+                      else "1 pair needs checks")
         c1.append(one)
         c2.append(two)
         all_cells.append(cells)

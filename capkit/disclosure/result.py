@@ -35,6 +35,10 @@ class DisclosureResult:
         One 8 x 6 table per synthesis: records removed from each cell table by each exclusion.
     keys, target, n_orig, m
         Keys in data order, the target, the number of original records and of syntheses.
+    holdout, control
+        With ``disclosure(..., holdout=...)``: the same measures with the holdout as the
+        original data, and the membership control of DiSCO and DCAP
+        (:func:`capkit.disclosure.control.control_table`); None otherwise.
     """
 
     ident: pd.DataFrame
@@ -52,6 +56,8 @@ class DisclosureResult:
     digits: int = 2
     messages: list[str] = field(default_factory=list)
     cells: list[CellTable] = field(default_factory=list, repr=False)
+    holdout: DisclosureResult | None = field(default=None, repr=False)
+    control: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def any_excluded(self) -> bool:
@@ -83,6 +89,10 @@ class DisclosureSummary:
         Identity measures per target, in ``targets`` order.
     per_target
         The full :class:`DisclosureResult` of each target.
+    holdout, control
+        With ``disclosure_summary(..., holdout=...)``: the summary with the holdout as the
+        original data, and the membership control per target and measure
+        (:func:`capkit.disclosure.control.summary_control`); None otherwise.
     """
 
     attrib_table: pd.DataFrame
@@ -96,6 +106,8 @@ class DisclosureSummary:
     attrib_meas: str
     per_target: dict[str, DisclosureResult] = field(repr=False)
     digits: int = 2
+    holdout: DisclosureSummary | None = field(default=None, repr=False)
+    control: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_string(self) -> str:
         """synthpop's printed form (``print.multi.disclosure``, spec 9.4)."""

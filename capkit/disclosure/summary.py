@@ -18,6 +18,7 @@ from tqdm import tqdm
 from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
+from capkit.disclosure.control import check_holdout, summary_control
 from capkit.disclosure.core import disclosure
 from capkit.disclosure.result import DisclosureResult, DisclosureSummary
 from capkit.errors import CapkitError
@@ -122,6 +123,8 @@ def disclosure_summary(
     collation: Callable[[str], object] | None = None,
     progress: bool = False,
     engine: str | None = None,
+    allow_disjoint_levels: bool = False,
+    holdout: pd.DataFrame | object | None = None,
 ) -> DisclosureSummary:
     """Disclosure measures for many targets with the same keys (synthpop ``multi.disclosure``).
 
@@ -152,12 +155,33 @@ def disclosure_summary(
         is the pandas path; files, DuckDB relations, PySpark DataFrames or ``"duckdb"`` /
         ``"spark"`` count in that engine, one target at a time (``ngroups_targets``,
         ``ngroups_keys``, ``cont_na`` and ``synthpop_compat=True`` need the pandas engine).
-    Other arguments are passed to ``disclosure``.
+    allow_disjoint_levels
+        As for :func:`~capkit.disclosure.core.disclosure`: measure even a key or target whose
+        levels barely overlap between the original and the synthetic data (an error by
+        default).
+    holdout
+        Records not used to make the synthetic data: the summary is computed once more with
+        them as the original data, kept as ``.holdout``, and ``.control`` compares DiSCO and
+        DCAP of members and holdout per target (:mod:`capkit.disclosure.control`). Every
+        other number is unchanged.
 
     Returns
     -------
     DisclosureSummary
+
+    Notes
+    -----
+    The other arguments are passed to :func:`~capkit.disclosure.core.disclosure`.
     """
+    if holdout is not None:
+        options = {k: v for k, v in locals().items()
+                   if k not in ("synthetic", "original", "keys", "targets", "holdout")}
+        check_holdout(original, holdout)
+        summary = disclosure_summary(synthetic, original, keys, targets, **options)
+        summary.holdout = disclosure_summary(synthetic, holdout, keys, summary.targets,
+                                             **options)
+        summary.control = summary_control(summary, summary.holdout)
+        return summary
     compat = bool(synthpop_compat)
     if ident_meas not in IDENT_MEASURES:
         raise CapkitError(f"ident_meas must be one of {IDENT_MEASURES}, got {ident_meas!r}")
@@ -178,7 +202,8 @@ def disclosure_summary(
                 exclude_ov_denom_lim=exclude_ov_denom_lim, thresh_1way=thresh_1way,
                 thresh_2way=thresh_2way, cont_na=cont_na, digits=digits,
                 compare_synorig=compare_synorig, synthpop_compat=synthpop_compat,
-                collation=collation, progress=progress)
+                collation=collation, progress=progress,
+                allow_disjoint_levels=allow_disjoint_levels)
     syntheses = opt.as_frames(synthetic)
     original = opt.check_original(original)
     compare = opt.check_flag(compare_synorig, "compare_synorig")
@@ -230,7 +255,8 @@ def disclosure_summary(
             usetarget_na=use_t[i], usekeys_na=flags, exclude_keys=k_, exclude_keylevs=kl_,
             exclude_targetlevs=tl_, ngroups_target=ng_t[i], ngroups_keys=ngroups_keys,
             thresh_1way=thresh_1way, thresh_2way=thresh_2way, digits=digits,
-            compare_synorig=pass_compare, synthpop_compat=compat, collation=collation)
+            compare_synorig=pass_compare, synthpop_compat=compat, collation=collation,
+            allow_disjoint_levels=allow_disjoint_levels)
 
     return _assemble(results, target_list, ident_meas, attrib_meas, compat, digits)
 
@@ -289,7 +315,7 @@ def _engine_summary(synthetic: object, original: object, keys: str | Sequence[st
                     thresh_2way: Sequence[float], cont_na: object, digits: int,
                     compare_synorig: bool, synthpop_compat: bool,
                     collation: Callable[[str], object] | None,
-                    progress: bool) -> DisclosureSummary:
+                    progress: bool, allow_disjoint_levels: bool) -> DisclosureSummary:
     """``disclosure_summary`` with the counting done by DuckDB or Spark, one target at a time.
 
     Same arguments and result as the pandas path (without synthpop_compat's quirks).
@@ -316,5 +342,5 @@ def _engine_summary(synthetic: object, original: object, keys: str | Sequence[st
             usetarget_na=use_t[i], usekeys_na=usekeys_na, exclude_keys=ex_k[i],
             exclude_keylevs=ex_kl[i], exclude_targetlevs=ex_tl[i], thresh_1way=thresh_1way,
             thresh_2way=thresh_2way, digits=digits, compare_synorig=compare_synorig,
-            collation=collation, engine=engine)
+            collation=collation, engine=engine, allow_disjoint_levels=allow_disjoint_levels)
     return _assemble(results, target_list, ident_meas, attrib_meas, False, digits)

@@ -3,7 +3,7 @@
 * :mod:`~capkit.distance.gower`: the Gower distance's columns, weights and ranges, its matrix;
 * :mod:`~capkit.distance.nearest`: the exact nearest-record search every DCR runs on;
 * :mod:`~capkit.distance.dcr`: DCR and the synthetic-vs-training-vs-holdout check (Minieri,
-  seeds/004).
+  2022).
 """
 
 from capkit.distance.dcr import DCRResult, HoldoutComparison, closer_share, dcr, holdout_comparison

@@ -1,6 +1,6 @@
 """Distance to closest record (DCR) and the synthetic-vs-training-vs-holdout check.
 
-Minieri, "Synthetic data for privacy preservation - Part 2" (seeds/004):
+Minieri, "Synthetic data for privacy preservation - Part 2" (2022):
 
 * **Distance to closest record**: DCR(s) = min over reference records o of D(s, o), D the Gower
   distance (:mod:`capkit.distance.gower`), for every synthetic record s. DCR(s) = 0 means s is

@@ -1,6 +1,6 @@
 """Gower distance: the columns, weights and ranges it uses, and its full matrix (small data).
 
-Minieri, "Synthetic data for privacy preservation - Part 2" (seeds/004): between records i and
+Minieri, "Synthetic data for privacy preservation - Part 2" (2022): between records i and
 j over p columns with weights w_k::
 
     D_ij = sum_k w_k d_ijk / sum_k w_k,

@@ -12,7 +12,7 @@ their categorical combination or differing in one column. With only numeric colu
 is visited (chunked brute force). The result is exact: it equals a brute-force minimum over all
 pairs to rounding.
 
-Used by :func:`capkit.distance.dcr` (Gower; Minieri, seeds/004) and by SDMetrics' DCR
+Used by :func:`capkit.distance.dcr` (Gower; Minieri 2022) and by SDMetrics' DCR
 (:mod:`capkit.sdmetrics.dcr_distance`), whose numeric terms are capped at 1 (``numeric_cap``).
 """
 

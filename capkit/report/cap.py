@@ -1,9 +1,10 @@
 """The report of ``capkit cap``: Baillargeon & Charest's CAP measures per target.
 
-Built from a ``CapRun`` (one row per target and synthesis). Values are proportions in [0, 1]
-as in the paper: average CAP version 1 (Definition 2) and version 2 (Definition 3), the
-baseline (sum of squared target shares), the intruder's correct predictions (Section 4) and the
-share of original records whose key does not occur in the synthetic data.
+Built from a ``CapRun`` (one row per target and synthesis). Values are percentages, as in the
+``capkit disclosure`` report (its DCAP is CAP v1): average CAP version 1 (Definition 2) and
+version 2 (Definition 3), the baseline (sum of squared target shares), the intruder's correct
+predictions (Section 4) and the share of original records whose key does not occur in the
+synthetic data. Every number column says its unit.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from capkit.report.model import Report, Section, Table
 
 _COLUMNS = ["records", "baseline", "CAP v1", "CAP v2", "correct predictions",
             "key not in synthetic"]
+_UNITS = {c: "%" for c in _COLUMNS} | {"records": "count"}
 
 
 def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: ANN001
@@ -21,30 +23,34 @@ def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: 
     mean = table.groupby("target", sort=False)[_COLUMNS].mean()
     mean["records"] = table.groupby("target", sort=False)["records"].first()
     avg = f"mean over {m} syntheses" if m > 1 else "one synthesis"
-    lines = []
+    lines = [f"Warning: {w}" for w in run.warnings]
     for target, row in mean.iterrows():
         lines.append(
             f"Target '{target}': an intruder attributing targets from the synthetic records with "
-            f"the same keys is right with probability {row['CAP v1']:.4f} on average over all "
-            f"original records (CAP v1), {row['CAP v2']:.4f} over those whose key occurs in the "
-            f"synthetic data (CAP v2), against {row['baseline']:.4f} from the target's "
-            f"distribution alone (baseline).")
+            f"the same keys is right for {row['CAP v1']:.2f}% of the original records on average "
+            f"(CAP v1), {row['CAP v2']:.2f}% of those whose key occurs in the synthetic data "
+            f"(CAP v2), against {row['baseline']:.2f}% from the target's distribution alone "
+            "(baseline).")
     na = ("records with a missing key or target left out (--dropna)" if run.dropna
           else "a missing value is a level of its own")
     sections = [Section(
         "CAP (Baillargeon & Charest 2020)", css_class="summary",
-        paragraphs=[f"Keys: {', '.join(run.inputs.keys)}; {avg}; {na}."],
+        paragraphs=[f"Keys: {', '.join(run.inputs.keys)}; {avg}; {na}. Percentages."],
         items=lines,
-        tables=[Table("Average CAP by target", mean, digits=4,
+        tables=[Table("Average CAP by target", mean, units=_UNITS,
                       note="CAP v1: Definition 2 (a key absent from the synthetic data counts "
                            "0); CAP v2: Definition 3 (over records whose key occurs in the "
-                           "synthetic data); correct predictions: share of original records "
-                           "whose most frequent synthetic target (ties shared) is right.")])]
+                           "synthetic data; NA when none does); correct predictions: share "
+                           "of original records "
+                           "whose most frequent synthetic target (ties shared) is right. "
+                           "100 - CAP v2 and 100 - CAP v1 are SDMetrics' CategoricalCAP and "
+                           "CategoricalZeroCAP scores, in percent.")])]
     if m > 1:
         sections.append(Section("Per synthesis", tables=[
             Table("All syntheses", table.set_index(["target", "synthesis"]).reset_index(),
-                  digits=4, index=False)]))
+                  index=False, units=_UNITS)]))
     notes = [f"Warning: {w}" for w in run.inputs.warnings]
+    notes += [f"Note: {n}" for n in run.inputs.notes]
     notes += [f"Type alignment: {c}" for c in run.inputs.changes]
     if notes:
         sections.append(Section("Notes", items=notes, css_class="warnings"))

@@ -9,15 +9,61 @@ The CAP family section adds Baillargeon & Charest's average CAP. With missing va
 as a level (synthpop's default) the two papers' measures coincide: DCAP = 100 x average CAP
 version 1 (Definition 2), and version 2 (Definition 3, records whose key occurs in the
 synthetic data only) = 100 x DCAP / iS, since iS is the share of original records whose key
-occurs in the synthetic data.
+occurs in the synthetic data; the command computes it
+(:func:`capkit.disclosure.measures.cap_v2`) and passes it in.
+
+Every measure is a percentage, as in synthpop, except the counts (Npairs, max_denom,
+mean_denom, the check tables' record counts); every number column says its unit.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from capkit.report.model import Report, Section, Table
+
+#: Units of the columns of the report's tables (the others are percentages).
+_COUNTS = ("Npairs", "max_denom", "mean_denom", "syntheses", "nLevelDis", "totalDisclosive",
+           "npairs", "key_target_total", "key_total")
+
+#: What each of synthpop's exclusion reasons (Nexclusions columns) removed, and the option.
+_REASONS = {
+    "excluded target": "with the excluded target level (--not-targetlev)",
+    "missing target": "with a missing target (--no-target-na)",
+    "missing in  keys": "with a missing key (--no-keys-na)",
+    "set to exclude": "in excluded key-target combinations",
+    "over denom_lim": "in cells over --denom-lim (--exclude-over-denom-lim)",
+}
+
+
+def _units(frame: pd.DataFrame) -> dict[str, str]:
+    """Unit of each number column: a count or a percentage."""
+    return {c: "count" if c in _COUNTS else "%" for c in frame.columns
+            if pd.api.types.is_numeric_dtype(frame[c].dtype)}
+
+
+def _table(title: str, frame: pd.DataFrame, **options: object) -> Table:
+    return Table(title, frame, units=_units(frame), **options)  # type: ignore[arg-type]
+
+
+def _exclusions(results: dict) -> list[str]:
+    """What the options left out, per target: original records, and synthetic records per
+    synthesis (synthpop's Nexclusions, rows 'original' and 'synthetic')."""
+    lines = []
+    for target, r in results.items():
+        parts = []
+        for reason, words in _REASONS.items():
+            n_o = int(r.nexclusions[0].loc["original", reason])
+            n_s = [int(t.loc["synthetic", reason]) for t in r.nexclusions]
+            if n_o == 0 and not any(n_s):
+                continue
+            syn = (f"{n_s[0]} synthetic record{'s' if n_s[0] != 1 else ''}" if len(n_s) == 1
+                   else f"{', '.join(map(str, n_s))} synthetic records (syntheses "
+                        f"1-{len(n_s)})")
+            parts.append(f"{n_o} original record{'s' if n_o != 1 else ''} {words}, and {syn}")
+        if parts:
+            lines.append(f"Target '{target}': left out " + "; ".join(parts) + ".")
+    return lines
 
 _EXPLAIN_ATTRIB = (
     "attrib.orig (Dorig) is the percentage of original records whose key combination has a "
@@ -61,7 +107,7 @@ def _flags(run) -> tuple[list[str], list[Table]]:  # noqa: ANN001
                     f"{row['PctLevelAll']:.1f}% of all original records: disclosure is "
                     f"concentrated on '{target}' = '{level}'; check whether that value is "
                     "sensitive.")
-            tables.append(Table(f"1-way check, target {target}", grouped))
+            tables.append(_table(f"1-way check, target {target}", grouped))
         if twos:
             two = pd.concat(twos)
             grouped = two.groupby(["target_key_levs", "key"], sort=False).agg(
@@ -85,9 +131,9 @@ def _flags(run) -> tuple[list[str], list[Table]]:  # noqa: ANN001
             if len(grouped) > MAX_PAIR_SENTENCES:
                 items.append(f"Target '{target}': {len(grouped) - MAX_PAIR_SENTENCES} more "
                              "flagged pairs in the 2-way table below.")
-            tables.append(Table(f"2-way check, target {target}", grouped, index=False,
-                                note="npairs: disclosed records of the pair (mean over the "
-                                     "syntheses that flag it)."))
+            tables.append(_table(f"2-way check, target {target}", grouped, index=False,
+                                 note="npairs: disclosed records of the pair (mean over the "
+                                      "syntheses that flag it)."))
     return items, tables
 
 
@@ -113,8 +159,9 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
         "Summary", css_class="summary",
         paragraphs=[f"Disclosure risk for {summary.n_orig} records in the original data, "
                     f"{avg}.", ident_line],
-        tables=[Table("Attribute disclosure measures (disclosure_summary)", table,
-                      note=_EXPLAIN_ATTRIB)]))
+        items=[f"Warning: {w}" for w in run.warnings],
+        tables=[_table("Attribute disclosure measures (disclosure_summary)", table,
+                       note=_EXPLAIN_ATTRIB)]))
 
     flag_items, flag_tables = _flags(run)
     if not flag_items:
@@ -136,21 +183,19 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
     attrib = _mean(results, "attrib", ["Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO",
                                        "max_denom", "mean_denom"])
     caps = _mean(results, "allcaps", ["baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        v2 = [float(np.mean(100 * r.allcaps["DCAP"].to_numpy() / r.attrib["iS"].to_numpy()))
-              for r in results.values()]
     family = pd.DataFrame({
-        "baseline": caps["baseCAPd"], "CAP v1 (DCAP)": caps["DCAP"], "CAP v2": v2,
-        "TCAP": caps["TCAP"], "CAPd (original)": caps["CAPd"], "CAPs (synthetic)": caps["CAPs"],
+        "baseline": caps["baseCAPd"], "CAP v1 (DCAP)": caps["DCAP"],
+        "CAP v2": run.cap_v2.reindex(caps.index), "TCAP": caps["TCAP"],
+        "CAPd (original)": caps["CAPd"], "CAPs (synthetic)": caps["CAPs"],
     }, index=caps.index)
     sections.append(Section(
         "Measures by target", paragraphs=[f"Percentages, {avg}."],
         tables=[
-            Table("Identity measures", ident),
-            Table("Attribute measures", attrib,
-                  note="max_denom and mean_denom are original record counts of the disclosive "
-                       "cells (synthpop 1.9-2)."),
-            Table("CAP family", family,
+            _table("Identity measures", ident),
+            _table("Attribute measures", attrib,
+                   note="max_denom and mean_denom are original record counts of the "
+                        "disclosive cells (synthpop 1.9-2)."),
+            _table("CAP family", family,
                   note="baseline = 100 x sum of squared target shares; CAP v1 = DCAP "
                        "(Baillargeon & Charest Definition 2, a key absent from the synthetic "
                        "data counting 0); CAP v2 (Definition 3) = 100 x DCAP / iS, over "
@@ -160,12 +205,11 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
 
     notes: list[str] = []
     notes += [f"Warning: {w}" for w in inputs.warnings]
+    notes += [f"Note: {n}" for n in inputs.notes]
     notes += [f"Type alignment: {c}" for c in inputs.changes]
     messages = sorted({msg for r in results.values() for msg in r.messages})
     notes += messages
-    if any(r.any_excluded for r in results.values()):
-        notes.append("Some records were excluded by the options (see the json output's "
-                      "per-synthesis tables).")
+    notes += _exclusions(results)
     options = {k: v for k, v in run.options.items() if v not in (None, {}, [])}
     notes.append("Options: " + (", ".join(f"{k}={v}" for k, v in options.items())
                                 if options else "synthpop defaults"))
@@ -176,7 +220,7 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
         for target, r in results.items():
             frame = pd.concat([r.ident, r.attrib, r.allcaps], axis=1)
             frame.index = [f"synthesis {j}" for j in frame.index]
-            per_syn.append(Table(f"Target {target}", frame))
+            per_syn.append(_table(f"Target {target}", frame))
         sections.append(Section("Per synthesis", tables=per_syn))
     return Report(
         title="capkit disclosure report", command=command, versions=versions,

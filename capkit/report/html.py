@@ -34,7 +34,7 @@ def table_html(table: Table) -> str:
     cells = formatted(table.frame, table.digits)
     numeric = [table.frame[c].dtype.kind in "iuf" for c in table.frame.columns]
     head = ("<th></th>" if table.index else "") + "".join(
-        f"<th>{escape(str(c))}</th>" for c in cells.columns)
+        f"<th>{escape(h)}</th>" for h in table.headers())
     rows = []
     for idx, row in zip(cells.index, cells.itertuples(index=False), strict=True):
         tds = "".join(f'<td class="num">{escape(v)}</td>' if n else f"<td>{escape(v)}</td>"

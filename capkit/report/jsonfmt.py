@@ -27,11 +27,13 @@ def _value(v: object) -> object:
 
 
 def table_json(table: Table) -> dict[str, object]:
-    """``{"title", "columns", "index", "data", "note"}`` with unrounded values."""
+    """``{"title", "columns", "units", "index", "data", "note"}`` with unrounded values;
+    ``units`` holds the unit of each column (``"%"``, ``"count"``; ``null`` for text)."""
     frame = table.frame
     return {
         "title": table.title,
         "columns": [str(c) for c in frame.columns],
+        "units": [table.units.get(c) for c in frame.columns],
         "index": [_value(i) for i in frame.index] if table.index else None,
         "data": [[_value(v) for v in row] for row in frame.itertuples(index=False)],
         "note": table.note or None,

@@ -12,7 +12,7 @@ def _cell(text: str) -> str:
 def table_markdown(table: Table) -> str:
     """A pipe table; numeric columns right-aligned."""
     cells = formatted(table.frame, table.digits)
-    header = [str(c) for c in cells.columns]
+    header = table.headers()
     numeric = [table.frame[c].dtype.kind in "iuf" for c in table.frame.columns]
     align = ["---:" if n else "---" for n in numeric]
     if table.index:

@@ -8,7 +8,8 @@ out what they are given: they compute nothing.
 
 * ``text``: for the terminal, tables rounded to each table's ``digits``.
 * ``markdown``: pipe tables, for a README or an issue.
-* ``json``: every number unrounded (NaN as ``null``), for programs.
+* ``json``: every number unrounded (NaN as ``null``), for programs; each table lists the unit
+  of each column (``"units"``).
 * ``html``: one self-contained page (inline CSS, the figure embedded as base64 SVG), for a
   reviewer: open it in any browser, no network needed.
 """
@@ -38,6 +39,10 @@ class Table:
         A sentence printed under the table.
     index
         Whether to show the index.
+    units
+        Column -> unit (``"%"``, ``"count"``, ...). The text, markdown and html renderers show
+        it in the header, ``"CAP v1 (%)"``; json lists it next to the bare column names.
+        Columns without a unit (text) are not in it.
     """
 
     title: str
@@ -45,6 +50,12 @@ class Table:
     digits: int = 2
     note: str = ""
     index: bool = True
+    units: dict[str, str] = field(default_factory=dict)
+
+    def headers(self) -> list[str]:
+        """Column headers as shown to a reader: the name, and the unit in parentheses."""
+        return [f"{c} ({self.units[c]})" if c in self.units else str(c)
+                for c in self.frame.columns]
 
 
 @dataclass

@@ -10,7 +10,7 @@ from capkit.report.model import Report, Table, formatted
 def table_text(table: Table) -> str:
     """A table as aligned columns of text, numbers right-aligned."""
     cells = formatted(table.frame, table.digits)
-    header = [str(c) for c in cells.columns]
+    header = table.headers()
     rows = [list(r) for r in cells.itertuples(index=False)]
     index = list(cells.index) if table.index else None
     columns = [header] if index is None else [[""] + header]
@@ -28,21 +28,26 @@ def table_text(table: Table) -> str:
     return "\n".join(lines)
 
 
+def _wrap(text: str, **indents: str) -> list[str]:
+    """Lines of at most 96 characters, never breaking an option such as --no-target-na."""
+    return textwrap.wrap(text, 96, break_on_hyphens=False, break_long_words=False, **indents)
+
+
 def render_text(report: Report) -> str:
     """The report as plain text."""
     out = [report.title, "=" * len(report.title), ""]
     for section in report.sections:
         out += [section.title, "-" * len(section.title)]
         for paragraph in section.paragraphs:
-            out += textwrap.wrap(paragraph, 96) + [""]
+            out += _wrap(paragraph) + [""]
         for item in section.items:
-            out += textwrap.wrap(item, 96, initial_indent="* ", subsequent_indent="  ")
+            out += _wrap(item, initial_indent="* ", subsequent_indent="  ")
         if section.items:
             out.append("")
         for table in section.tables:
             out += [table.title, table_text(table)]
             if table.note:
-                out += textwrap.wrap(table.note, 96)
+                out += _wrap(table.note)
             out.append("")
     if report.inputs:
         out += ["Inputs", "------", *report.inputs, ""]

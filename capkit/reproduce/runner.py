@@ -16,6 +16,8 @@ Executed copies go to ``build/executed/`` (kept out of git); the stored notebook
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,12 +66,32 @@ def strip_run_metadata(path: Path) -> None:
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
+def _kernel_manager_logging_to(log: Path) -> type:
+    """A Jupyter kernel manager whose kernel writes its own stderr (transport warnings, shutdown
+    messages) to ``log`` instead of the terminal. Errors raised in cells still reach papermill,
+    which reports them with the cell."""
+    from jupyter_client.manager import AsyncKernelManager  # heavy: only when notebooks run
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            with log.open("ab") as handle:
+                kw["stderr"] = handle
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return LoggedKernelManager
+
+
+#: Called after each notebook: (experiment, seconds, its ledger or None with ``store``).
+Progress = Callable[[Experiment, float, "claims_mod.Ledger | None"], None]
+
+
 def run(
     root: Path,
     *,
     quick: bool = False,
     only: str | None = None,
     store: bool = False,
+    on_notebook: Progress | None = None,
 ) -> list[claims_mod.Ledger]:
     """Execute the experiments and write the claims ledger.
 
@@ -84,6 +106,10 @@ def run(
     store
         Execute the notebooks in place (refreshing their stored outputs) instead of into
         ``build/executed``.
+    on_notebook
+        Called after each notebook with the experiment, the seconds it took and its ledger
+        (``None`` with ``store``): the command prints one line per notebook from it. The
+        kernels' own messages go to ``build/executed/<name>.kernel.log``.
 
     Returns
     -------
@@ -111,12 +137,19 @@ def run(
         if not store:  # stored notebooks keep their default, relative parameters
             parameters["claims_path"] = str(claims_path.resolve())
             parameters["figures_dir"] = str(figures.resolve())
+        kernel_log = executed / f"{exp.name}.kernel.log"
+        kernel_log.unlink(missing_ok=True)
+        start = time.perf_counter()
         papermill.execute_notebook(
             str(exp.notebook), str(output), parameters=parameters,
-            cwd=str(exp.notebook.parent), progress_bar=True, kernel_name="python3",
+            cwd=str(exp.notebook.parent), progress_bar=False, kernel_name="python3",
+            kernel_manager_class=_kernel_manager_logging_to(kernel_log),
         )
+        seconds = time.perf_counter() - start
         if store:
             strip_run_metadata(output)
+            if on_notebook is not None:
+                on_notebook(exp, seconds, None)
             continue
         if not claims_path.exists():
             raise CapkitError(f"notebook {exp.notebook.name} wrote no claims to {claims_path}")
@@ -124,6 +157,8 @@ def run(
         if missing:
             raise CapkitError(f"notebook {exp.notebook.name} did not write figures {missing}")
         ledgers.append(claims_mod.load(claims_path))
+        if on_notebook is not None:
+            on_notebook(exp, seconds, ledgers[-1])
     if not store:
         write_ledger(root, only_update=only is not None, ledgers=ledgers)
     return ledgers

@@ -150,7 +150,7 @@ def cap_predictions(real: pd.DataFrame, synthetic: pd.DataFrame, keys: Sequence[
     order, i.e. whose last record (at the top count) comes first. No synthetic record with the
     key: no prediction. A missing key value matches a missing one.
     """
-    key_r, key_s, _ = encode_columns(real, synthetic, list(keys))
+    key_r, key_s, _ = encode_columns(real, synthetic, list(keys), allow_disjoint_levels=True)
     target = space.synthetic
     rows = np.arange(len(synthetic))
     cells, inverse = np.unique(np.column_stack([key_s, target]), axis=0, return_inverse=True)

@@ -11,7 +11,14 @@ As measured against SDMetrics 0.32 (its source, ``single_table/privacy/cap.py`` 
 
 * :class:`CategoricalCAP` ignores real records whose key has no synthetic match: it is
   ``1 - average CAP version 2`` (Baillargeon & Charest, Definition 3). When no real key matches
-  at all SDMetrics returns NaN, and so does capkit.
+  at all SDMetrics returns NaN, and so does capkit with ``allow_disjoint_levels=True``.
+
+One deliberate difference: a key or sensitive field whose real and synthetic values barely
+overlap (fewer than half of the real records with a value of it have a value found in the
+synthetic data) is an error by default, as everywhere in capkit
+(:func:`capkit.counts.encode.check_levels`): the two frames almost surely code it differently,
+and SDMetrics would score it as perfectly safe. ``allow_disjoint_levels=True`` gives
+SDMetrics' number.
 * :class:`CategoricalZeroCAP` counts such records as a failed attack (probability 0): it is
   ``1 - average CAP version 1`` (Definition 2).
 * :class:`CategoricalGeneralizedCAP` replaces an empty equivalence class by all synthetic records
@@ -108,6 +115,8 @@ class CategoricalCAP:
         synthetic_data: pd.DataFrame,
         key_fields: str | Sequence[str],
         sensitive_fields: str | Sequence[str],
+        *,
+        allow_disjoint_levels: bool = False,
     ) -> float:
         """Score ``1 - probability`` of the CAP attack (higher = safer), as SDMetrics 0.32.
 
@@ -119,6 +128,9 @@ class CategoricalCAP:
             Columns the intruder knows; together they form one key.
         sensitive_fields
             Columns the intruder guesses; together they form one sensitive value.
+        allow_disjoint_levels
+            Score even a field whose real and synthetic values barely overlap (an error by
+            default; see the module note).
 
         Returns
         -------
@@ -129,10 +141,12 @@ class CategoricalCAP:
         ------
         CapkitError
             For different column sets, a missing column, a sensitive field that is also a key,
-            a column numeric in one frame and text in the other, datetime columns, empty frames.
+            a column numeric in one frame and text in the other, datetime columns, empty frames,
+            a field coded differently in the two frames.
         """
         keys, sensitive = _validate(real_data, synthetic_data, key_fields, sensitive_fields)
-        table = crosstab(real_data, synthetic_data, keys, sensitive)
+        table = crosstab(real_data, synthetic_data, keys, sensitive,
+                         allow_disjoint_levels=allow_disjoint_levels)
         return one_minus_cap(table.original, table.synthetic, cls.version)
 
 
@@ -166,6 +180,8 @@ class CategoricalGeneralizedCAP:
         synthetic_data: pd.DataFrame,
         key_fields: str | Sequence[str],
         sensitive_fields: str | Sequence[str],
+        *,
+        allow_disjoint_levels: bool = False,
     ) -> float:
         """Score ``1 - probability`` of the generalized CAP attack, as SDMetrics 0.32.
 
@@ -173,7 +189,9 @@ class CategoricalGeneralizedCAP:
         has a non-empty pool.
         """
         keys, sensitive = _validate(real_data, synthetic_data, key_fields, sensitive_fields)
-        probabilities = generalized_cap_probabilities(real_data, synthetic_data, keys, sensitive)
+        probabilities = generalized_cap_probabilities(
+            real_data, synthetic_data, keys, sensitive,
+            allow_disjoint_levels=allow_disjoint_levels)
         return 1.0 - float(probabilities.mean())
 
 
@@ -194,6 +212,7 @@ def generalized_cap_probabilities(
     sensitive_fields: Sequence[str],
     *,
     chunk_cells: int = CHUNK_CELLS,
+    allow_disjoint_levels: bool = False,
 ) -> np.ndarray:
     """Per real record, the generalized CAP probability (SDMetrics' ``GeneralizedCAPAttacker``).
 
@@ -203,12 +222,15 @@ def generalized_cap_probabilities(
         As :meth:`CategoricalGeneralizedCAP.compute` (validated there).
     chunk_cells
         At most this many (unmatched real key x synthetic key) Hamming distances are held at once.
+    allow_disjoint_levels
+        As for :meth:`CategoricalCAP.compute`.
 
     Returns
     -------
     (n,) float array in the row order of ``real_data``.
     """
-    table = crosstab(real_data, synthetic_data, list(key_fields), list(sensitive_fields))
+    table = crosstab(real_data, synthetic_data, list(key_fields), list(sensitive_fields),
+                     allow_disjoint_levels=allow_disjoint_levels)
     return generalized_probabilities_of_cells(
         gcap.key_parts(table.keys), table.record_cell, table.synthetic, chunk_cells=chunk_cells)
 

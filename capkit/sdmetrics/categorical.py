@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.attacks.fit import vote
+from capkit.counts.encode import encode_columns
 from capkit.errors import CapkitError
 from capkit.sdmetrics.attackers import (
     ATTACKERS,
@@ -70,6 +71,7 @@ class _CategoricalMetric:
         model_kwargs: dict | None = None,
         *,
         seed: int | np.random.RandomState | None = None,
+        allow_disjoint_levels: bool = False,
     ) -> float:
         """Score ``1 - accuracy`` of the attacker on the real records (higher = safer).
 
@@ -92,6 +94,10 @@ class _CategoricalMetric:
             Random state of estimators that draw (the random forest): None is NumPy's global
             legacy state, as SDMetrics (``numpy.random.seed(s)`` reproduces its numbers); an
             int s is ``RandomState(s)``, the same draws.
+        allow_disjoint_levels
+            A key or sensitive column whose real and synthetic values barely overlap is an
+            error by default (coded differently: SDMetrics would find no key and call the data
+            safe; :func:`capkit.counts.encode.check_levels`); ``True`` gives SDMetrics' number.
 
         Returns
         -------
@@ -101,6 +107,10 @@ class _CategoricalMetric:
         keys, sensitive = attack_fields(real_data, synthetic_data, metadata, table_name,
                                         key_fields, sensitive_fields, CATEGORICAL_SDTYPES,
                                         cls.__name__)
+        for role, columns in (("key", keys), ("target", sensitive)):
+            for column in columns:
+                encode_columns(real_data, synthetic_data, [column], role=role,
+                               allow_disjoint_levels=allow_disjoint_levels)
         attackers = cls._attackers(model_kwargs)
         state = random_state(seed)
         space = SensitiveSpace(real_data, synthetic_data, sensitive)
@@ -120,7 +130,9 @@ class CategoricalKNN(_CategoricalMetric):
     runs with scikit-learn's defaults (SDMetrics raises TypeError on any ``model_kwargs``;
     capkit a CapkitError); fewer than 5 synthetic records fail (scikit-learn's error).
     Corrected: a synthetic table whose index is not 0..n-1 works (SDMetrics: KeyError); a
-    missing value in a numeric or ``string`` key is a level (SDMetrics: TypeError).
+    missing value in a numeric or ``string`` key is a level (SDMetrics: TypeError); a column
+    coded differently in the two tables is an error unless ``allow_disjoint_levels=True``
+    (SDMetrics finds no key and scores 1.0).
     """
 
     name = "K-Nearest Neighbors"
@@ -197,6 +209,7 @@ class CategoricalEnsemble(_CategoricalMetric):
         model_kwargs: dict | None = None,
         *,
         seed: int | np.random.RandomState | None = None,
+        allow_disjoint_levels: bool = False,
     ) -> float | CapkitError:
         """Score ``1 - accuracy`` of the majority vote (:meth:`CategoricalKNN.compute`)."""
         attackers = (model_kwargs or {}).get("attackers")
@@ -205,7 +218,8 @@ class CategoricalEnsemble(_CategoricalMetric):
         if not isinstance(attackers, list) or not attackers:
             return CapkitError("Zero attackers specified")
         return super().compute(real_data, synthetic_data, metadata, table_name, key_fields,
-                               sensitive_fields, model_kwargs, seed=seed)
+                               sensitive_fields, model_kwargs, seed=seed,
+                               allow_disjoint_levels=allow_disjoint_levels)
 
 
 __all__ = ["CategoricalEnsemble", "CategoricalKNN", "CategoricalNB", "CategoricalRF",

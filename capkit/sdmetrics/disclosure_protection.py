@@ -103,8 +103,9 @@ class _Grid:
     """The processed tables as one count grid: every record's (target, key) cell."""
 
     def __init__(self, real: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],
-                 sensitive: list[str]) -> None:
-        table = crosstab(real, synthetic, keys, sensitive)
+                 sensitive: list[str], allow_disjoint_levels: bool) -> None:
+        table = crosstab(real, synthetic, keys, sensitive,
+                         allow_disjoint_levels=allow_disjoint_levels)
         self.cells_r, self.cells_s = table.record_cell, table.synthetic_record_cell
         self.parts = key_parts(table.keys)
         self.n_targets = table.shape[0]
@@ -123,6 +124,8 @@ class DisclosureProtection:
     one count grid. Same signature and result as SDMetrics 0.32, with these differences (all in
     ``docs/sdmetrics-differences.md``):
 
+    * a key or sensitive column coded differently in the two tables (values that barely
+      overlap) is an error unless ``allow_disjoint_levels=True`` (SDMetrics calls it safe);
     * bad input is a :class:`~capkit.errors.CapkitError` (a ``ValueError``): an empty table
       (SDMetrics: baseline -inf or a traceback), a key column holding numbers in one table and
       text in the other (SDMetrics silently matches nothing, protection 1.0), a sensitive column
@@ -142,7 +145,8 @@ class DisclosureProtection:
     def _prepare(cls, real_data: pd.DataFrame, synthetic_data: pd.DataFrame,
                  known_column_names: Sequence[str], sensitive_column_names: Sequence[str],
                  computation_method: str, continuous_column_names: Sequence[str] | None,
-                 num_discrete_bins: int) -> tuple[_Grid, float, str]:
+                 num_discrete_bins: int, allow_disjoint_levels: bool
+                 ) -> tuple[_Grid, float, str]:
         keys = field_list(known_column_names, "known_column_names")
         sensitive = field_list(sensitive_column_names, "sensitive_column_names")
         check_frames({"real_data": real_data, "synthetic_data": synthetic_data})
@@ -157,7 +161,7 @@ class DisclosureProtection:
         bins = check_positive_int(num_discrete_bins, "num_discrete_bins")
         real_p, synthetic_p = _processed(real_data, synthetic_data, keys + sensitive, continuous,
                                          bins)
-        grid = _Grid(real_p, synthetic_p, keys, sensitive)
+        grid = _Grid(real_p, synthetic_p, keys, sensitive, allow_disjoint_levels)
         return grid, baseline_protection(real_p, sensitive), computation_method.lower()
 
     @classmethod
@@ -170,6 +174,8 @@ class DisclosureProtection:
         computation_method: str = "cap",
         continuous_column_names: Sequence[str] | None = None,
         num_discrete_bins: int = 10,
+        *,
+        allow_disjoint_levels: bool = False,
     ) -> dict[str, float]:
         """Score, CAP protection and baseline protection (SDMetrics' breakdown).
 
@@ -188,6 +194,11 @@ class DisclosureProtection:
             compared by exact value, numbers included.
         num_discrete_bins
             Number of equal-width bins.
+        allow_disjoint_levels
+            A key or sensitive column whose real and synthetic values barely overlap is an
+            error by default (the two tables almost surely code it differently and SDMetrics
+            would call it safe; :func:`capkit.counts.encode.check_levels`); ``True`` gives
+            SDMetrics' number.
 
         Returns
         -------
@@ -196,7 +207,8 @@ class DisclosureProtection:
         """
         grid, baseline, method = cls._prepare(
             real_data, synthetic_data, known_column_names, sensitive_column_names,
-            computation_method, continuous_column_names, num_discrete_bins)
+            computation_method, continuous_column_names, num_discrete_bins,
+            allow_disjoint_levels)
         cap_protection = grid.protection(method)
         return {"score": _score(cap_protection, baseline), "cap_protection": cap_protection,
                 "baseline_protection": baseline}
@@ -211,11 +223,14 @@ class DisclosureProtection:
         computation_method: str = "cap",
         continuous_column_names: Sequence[str] | None = None,
         num_discrete_bins: int = 10,
+        *,
+        allow_disjoint_levels: bool = False,
     ) -> float:
         """The breakdown's ``score`` (:meth:`compute_breakdown`)."""
         return cls.compute_breakdown(real_data, synthetic_data, known_column_names,
                                      sensitive_column_names, computation_method,
-                                     continuous_column_names, num_discrete_bins)["score"]
+                                     continuous_column_names, num_discrete_bins,
+                                     allow_disjoint_levels=allow_disjoint_levels)["score"]
 
 
 class DisclosureProtectionEstimate(DisclosureProtection):
@@ -257,6 +272,7 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         verbose: bool = True,
         *,
         seed: int | np.random.RandomState | None = None,
+        allow_disjoint_levels: bool = False,
     ) -> dict[str, float]:
         """Score, mean subsample CAP protection and baseline protection.
 
@@ -272,12 +288,15 @@ class DisclosureProtectionEstimate(DisclosureProtection):
             ``None`` (SDMetrics): NumPy's global legacy random state; an int or a
             ``numpy.random.RandomState``: that state (``seed=0`` equals SDMetrics after
             ``numpy.random.seed(0)``).
+        allow_disjoint_levels
+            As :meth:`DisclosureProtection.compute_breakdown`.
         """
         m = check_positive_int(num_rows_subsample, "num_rows_subsample")
         iterations = check_positive_int(num_iterations, "num_iterations")
         grid, baseline, method = cls._prepare(
             real_data, synthetic_data, known_column_names, sensitive_column_names,
-            computation_method, continuous_column_names, num_discrete_bins)
+            computation_method, continuous_column_names, num_discrete_bins,
+            allow_disjoint_levels)
         state = random_state(seed)
         n_r, n_s = len(grid.cells_r), len(grid.cells_s)
         total, average = 0.0, float("nan")
@@ -308,13 +327,14 @@ class DisclosureProtectionEstimate(DisclosureProtection):
         verbose: bool = True,
         *,
         seed: int | np.random.RandomState | None = None,
+        allow_disjoint_levels: bool = False,
     ) -> float:
         """The breakdown's ``score``, with SDMetrics' bug: ``num_rows_subsample``,
         ``num_iterations`` and ``verbose`` are ignored (1000 x 10, progress bar shown)."""
         return cls.compute_breakdown(real_data, synthetic_data, known_column_names,
                                      sensitive_column_names, computation_method,
-                                     continuous_column_names, num_discrete_bins,
-                                     seed=seed)["score"]
+                                     continuous_column_names, num_discrete_bins, seed=seed,
+                                     allow_disjoint_levels=allow_disjoint_levels)["score"]
 
 
 __all__ = ["DisclosureProtection", "DisclosureProtectionEstimate", "baseline_protection",

@@ -68,8 +68,8 @@ def _restore_categoricals(grouped: pd.DataFrame, source: object, columns: list[s
 
 
 def align_grouped(grouped_o: pd.DataFrame, grouped_s: pd.DataFrame, keys: list[str],
-                  targets: list[str], *, dropna: bool = False, engine: str = ""
-                  ) -> CodedCounts:
+                  targets: list[str], *, dropna: bool = False, engine: str = "",
+                  allow_disjoint_levels: bool = False) -> CodedCounts:
     """Put the grouped rows of both inputs on one aligned grid (step 3 of the module note).
 
     ``grouped_o`` / ``grouped_s`` have one row per distinct (keys, targets) combination of each
@@ -77,10 +77,17 @@ def align_grouped(grouped_o: pd.DataFrame, grouped_s: pd.DataFrame, keys: list[s
     :func:`capkit.counts.tables.factorize_pair` and :func:`capkit.counts.tables.combine_codes`,
     exactly as in
     the pandas path; with ``dropna`` the cells with a missing key or target keep their labels
-    but are not counted.
+    but are not counted. Each column's levels are checked on the record counts
+    (:func:`capkit.counts.encode.check_levels`).
     """
-    i_o, i_s, target_labels = encode_columns(grouped_o, grouped_s, targets)
-    j_o, j_s, key_labels = encode_columns(grouped_o, grouped_s, keys)
+    weights = (grouped_o[COUNT_COLUMN].to_numpy(dtype=float),
+               grouped_s[COUNT_COLUMN].to_numpy(dtype=float))
+    i_o, i_s, target_labels = encode_columns(grouped_o, grouped_s, targets, role="target",
+                                             weights=weights,
+                                             allow_disjoint_levels=allow_disjoint_levels)
+    j_o, j_s, key_labels = encode_columns(grouped_o, grouped_s, keys, role="key",
+                                          weights=weights,
+                                          allow_disjoint_levels=allow_disjoint_levels)
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=keys)
 
@@ -139,6 +146,7 @@ def count_codes(
     engine: str | None = None,
     *,
     dropna: bool = False,
+    allow_disjoint_levels: bool = False,
 ) -> CodedCounts:
     """Long-form aligned counts of two inputs, counted by an engine.
 
@@ -155,6 +163,8 @@ def count_codes(
     dropna
         As in :func:`capkit.counts.tables.crosstab`: cells with a missing key or target are not
         counted (their labels stay).
+    allow_disjoint_levels
+        As in :func:`capkit.counts.tables.crosstab`.
 
     Returns
     -------
@@ -177,7 +187,8 @@ def count_codes(
         columns = key_cols + target_cols
         table = count_frames(to_pandas(original, columns, "original"),
                              to_pandas(synthetic, columns, "synthetic"), key_cols, target_cols,
-                             dropna=dropna, sparse_output=True)
+                             dropna=dropna, sparse_output=True,
+                             allow_disjoint_levels=allow_disjoint_levels)
 
         def long(counts: sparse.csr_array, records: int) -> CellCounts:
             coo = sparse.coo_array(counts)
@@ -196,7 +207,7 @@ def count_codes(
     grouped_o = _restore_categoricals(grouped_o, original, columns)
     grouped_s = _restore_categoricals(grouped_s, synthetic, columns)
     return align_grouped(grouped_o, grouped_s, key_cols, target_cols, dropna=dropna,
-                         engine=engine)
+                         engine=engine, allow_disjoint_levels=allow_disjoint_levels)
 
 
 def count_table(counted: CodedCounts, sparse_output: bool | None = None

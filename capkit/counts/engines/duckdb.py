@@ -50,8 +50,12 @@ def connect(config: dict[str, Any] | None = None) -> Any:
     return duckdb.connect(":memory:", config=settings)
 
 
-def relation(source: object, con: Any, role: str) -> Any:
-    """A DuckDB relation over ``source`` (DataFrame, path/glob/list of paths, or a relation)."""
+def relation(source: object, con: Any, role: str, *, sep: str | None = None) -> Any:
+    """A DuckDB relation over ``source`` (DataFrame, path/glob/list of paths, or a relation).
+
+    CSV files are read with ``sep`` as the delimiter when given (``"tab"`` or ``"\\t"`` for a
+    tab), else with DuckDB's own detection.
+    """
     if is_duckdb_relation(source):
         return source
     try:
@@ -60,7 +64,8 @@ def relation(source: object, con: Any, role: str) -> Any:
         files, fmt = expand_paths(source, role)  # type: ignore[arg-type]
         if fmt == "parquet":
             return con.read_parquet(files)
-        return con.read_csv(files, header=True, na_values=list(CSV_NA_VALUES))
+        options = {} if sep is None else {"sep": "\t" if sep in ("tab", "\\t") else sep}
+        return con.read_csv(files, header=True, na_values=list(CSV_NA_VALUES), **options)
     except CapkitError:
         raise
     except Exception as exc:  # duckdb raises its own exception hierarchy
@@ -94,7 +99,14 @@ def group_counts(original: object, synthetic: object, keys: list[str], targets: 
         rel_o = relation(original, con, "original")
         rel_s = relation(synthetic, con, "synthetic")
         reject_duplicated_columns(original, synthetic)
-        validate_schemas(_schema(original, rel_o), _schema(synthetic, rel_s), keys, targets)
+        try:
+            validate_schemas(_schema(original, rel_o), _schema(synthetic, rel_s), keys, targets)
+        except CapkitError:
+            # a CSV file with a header and no rows has text columns only: say it is empty
+            for role, rel in (("original", rel_o), ("synthetic", rel_s)):
+                if not rel.limit(1).fetchall():
+                    raise CapkitError(f"{role} data is empty (0 rows)") from None
+            raise
         columns = keys + targets
         return _grouped(rel_o, columns, "original"), _grouped(rel_s, columns, "synthetic")
     finally:

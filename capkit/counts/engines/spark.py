@@ -69,8 +69,10 @@ def _plain(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return out
 
 
-def spark_frame(source: object, spark: Any, role: str, columns: list[str]) -> Any:
-    """A PySpark DataFrame over ``source``."""
+def spark_frame(source: object, spark: Any, role: str, columns: list[str], *,
+                sep: str | None = None) -> Any:
+    """A PySpark DataFrame over ``source`` (CSV files separated by ``sep``, default ``,``;
+    ``"tab"`` or ``"\\t"`` for a tab)."""
     if is_spark_frame(source):
         return source
     try:
@@ -82,7 +84,9 @@ def spark_frame(source: object, spark: Any, role: str, columns: list[str]) -> An
         files, fmt = expand_paths(source, role)  # type: ignore[arg-type]
         if fmt == "parquet":
             return spark.read.parquet(*files)
-        return spark.read.csv(files, header=True, inferSchema=True, nullValue="NA")
+        delimiter = "\t" if sep in ("tab", "\\t") else (sep or ",")
+        return spark.read.csv(files, header=True, inferSchema=True, nullValue="NA",
+                              sep=delimiter)
     except CapkitError:
         raise
     except Exception as exc:

@@ -1,0 +1,298 @@
+"""Linkability (Giomi et al. 2022, anonymeter): can the synthetic data join two halves of a
+member's record?
+
+An attacker holds two data sets about the same people, one with the columns ``cols_a``, the
+other with ``cols_b``. For each record they look up the ``n_neighbors`` nearest synthetic records
+of each half (anonymeter's mixed-type distance, :mod:`capkit.attacks.neighbors`); the record is
+**linked** when the two sets share a synthetic record. capkit attacks every record (anonymeter
+samples 500 by default), keeps each record's neighbours and distances (``.records``), runs the
+same attack on a control set (holdout records not used for the synthesis) and a seeded random
+baseline (two random draws of ``n_neighbors`` synthetic records intersect), and compares them
+with :mod:`capkit.membership`.
+
+Ties: when several synthetic records share the k-th distance, which of them are "the k nearest"
+is a convention. capkit takes the lowest synthetic positions; anonymeter takes numba's
+quicksort order. Each record therefore also gets ``link_possible`` (a link under some tie order)
+and ``link_certain`` (a link under every tie order): the count of links of *any* tie order,
+anonymeter's included, lies in ``links_range``, and ``n_tied`` records are the ones a tie decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from capkit.attacks.neighbors import CELLS, encode, nearest, pair_distances
+from capkit.errors import CapkitError
+from capkit.membership import (
+    AnonymeterResults,
+    ControlComparison,
+    anonymeter_results,
+    compare_to_control,
+)
+
+__all__ = ["LinkabilityResult", "linkability"]
+
+
+@dataclass(frozen=True)
+class LinkabilityResult:
+    """Result of :func:`linkability`.
+
+    Attributes
+    ----------
+    records
+        One row per attacked original record: ``row`` (position in ``original``), ``link``
+        (capkit's tie rule), ``link_possible``, ``link_certain``, ``nn_a1..k`` / ``nn_b1..k``
+        (positions in ``synthetic``, nearest first) with distances ``d_a1..k`` / ``d_b1..k``,
+        ``n_at_kth_a`` / ``n_at_kth_b`` (synthetic records at the k-th distance) and
+        ``tie_a`` / ``tie_b`` (the k nearest set depends on the tie order).
+    control_records
+        The same for the control records, or None.
+    aux_cols, n_neighbors
+        The halves and k.
+    n_attacks, n_success, links_range, n_tied
+        Records attacked, links (capkit's rule), (certain, possible) number of links over all
+        tie orders, records whose link a tie decides.
+    n_baseline
+        Links of the seeded random baseline (one per attacked record).
+    n_control_attacks, n_control, control_links_range
+        The same for the control (None without one).
+    risk, risk_ci, risk_reference
+        Headline risk: against the control ("control") or, without one, against the random
+        baseline ("baseline").
+    control, baseline
+        :class:`~capkit.membership.ControlComparison` of the members with the control, and with
+        the baseline.
+    anonymeter
+        anonymeter's rates and risks on these counts (n_attacks = (members, members, control)).
+    """
+
+    records: pd.DataFrame
+    control_records: pd.DataFrame | None
+    aux_cols: tuple[tuple[str, ...], tuple[str, ...]]
+    n_neighbors: int
+    n_attacks: int
+    n_success: int
+    links_range: tuple[int, int]
+    n_tied: int
+    n_baseline: int
+    n_control_attacks: int | None
+    n_control: int | None
+    control_links_range: tuple[int, int] | None
+    risk: float
+    risk_ci: tuple[float, float]
+    risk_reference: str
+    control: ControlComparison
+    baseline: ControlComparison
+    anonymeter: AnonymeterResults
+
+
+def linkability(original: pd.DataFrame, synthetic: pd.DataFrame,
+                aux_cols: tuple[list[str], list[str]], *, n_neighbors: int = 1,
+                control: pd.DataFrame | None = None, n_attacks: int | None = None,
+                seed: int | None = 0, confidence: float = 0.95, progress: bool = False
+                ) -> LinkabilityResult:
+    """Linkability attack of Giomi et al. (2022, anonymeter, PoPETs 2023) on every record.
+
+    Parameters
+    ----------
+    original
+        The members (records the synthetic data was made from).
+    synthetic
+        The synthetic records (any index; neighbours are reported as positions).
+    aux_cols
+        ``(cols_a, cols_b)``: the columns of the attacker's two data sets.
+    n_neighbors
+        k: a record is linked when the k nearest synthetic records of its two halves meet.
+    control
+        Holdout records, attacked the same way, or None.
+    n_attacks
+        None (default): every record of ``original`` and ``control``. Otherwise a seeded sample
+        of that many records of each (all of a smaller control). As in anonymeter, the numeric
+        scaling ranges are taken over the synthetic and the attacked records.
+    seed
+        Seed of ``numpy.random.default_rng`` (the baseline draws, the optional sample).
+    confidence
+        Confidence level of the intervals.
+    progress
+        Show progress bars.
+
+    Returns
+    -------
+    LinkabilityResult
+
+    Raises
+    ------
+    CapkitError
+        Non-frame or empty input, malformed ``aux_cols``, a column missing or numeric in one
+        frame only, ``n_neighbors`` outside 1..len(synthetic), ``n_attacks`` larger than the
+        original.
+    """
+    halves = _check(original, synthetic, control, aux_cols)
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, int | np.integer) or not (
+            1 <= n_neighbors <= len(synthetic)):
+        raise CapkitError(f"n_neighbors must be an integer from 1 to len(synthetic) "
+                          f"({len(synthetic)}), got {n_neighbors!r}")
+    if n_attacks is not None and (isinstance(n_attacks, bool) or not isinstance(
+            n_attacks, int | np.integer) or not 1 <= n_attacks <= len(original)):
+        raise CapkitError(f"n_attacks must be None or from 1 to len(original) "
+                          f"({len(original)}), got {n_attacks!r}")
+    rng = np.random.default_rng(seed)
+    syn = synthetic.reset_index(drop=True)
+    rows = _sample(len(original), n_attacks, rng)
+    records = _attack(original.iloc[rows].reset_index(drop=True), syn, halves, n_neighbors,
+                      "original", progress)
+    records.insert(0, "row", rows)
+    control_records = None
+    if control is not None:
+        control_rows = _sample(len(control), n_attacks, rng)
+        control_records = _attack(control.iloc[control_rows].reset_index(drop=True), syn,
+                                  halves, n_neighbors, "control", progress)
+        control_records.insert(0, "row", control_rows)
+    n = len(records)
+    n_success = int(records["link"].sum())
+    n_baseline = _baseline_links(len(syn), n, n_neighbors, rng)
+    n_ctl = k_ctl = None
+    if control_records is not None:
+        n_ctl, k_ctl = len(control_records), int(control_records["link"].sum())
+    comparison = compare_to_control(n_success, n, k_ctl, n_ctl, confidence=confidence)
+    against_baseline = compare_to_control(n_success, n, n_baseline, n, confidence=confidence,
+                                          warn=k_ctl is None)
+    anon = anonymeter_results((n, n, n_ctl or n), n_success, n_baseline, k_ctl, confidence)
+    head = comparison if k_ctl is not None else against_baseline
+    return LinkabilityResult(
+        records=records, control_records=control_records,
+        aux_cols=(tuple(halves[0]), tuple(halves[1])), n_neighbors=int(n_neighbors),
+        n_attacks=n, n_success=n_success, links_range=_range(records),
+        n_tied=int((records["link_possible"] != records["link_certain"]).sum()),
+        n_baseline=n_baseline, n_control_attacks=n_ctl, n_control=k_ctl,
+        control_links_range=None if control_records is None else _range(control_records),
+        risk=head.risk, risk_ci=head.risk_ci,
+        risk_reference="control" if k_ctl is not None else "baseline",
+        control=comparison, baseline=against_baseline, anonymeter=anon)
+
+
+def _range(records: pd.DataFrame) -> tuple[int, int]:
+    return int(records["link_certain"].sum()), int(records["link_possible"].sum())
+
+
+def _check(original, synthetic, control, aux_cols) -> tuple[list[str], list[str]]:
+    for frame, name in ((original, "original"), (synthetic, "synthetic"), (control, "control")):
+        if name == "control" and frame is None:
+            continue
+        if not isinstance(frame, pd.DataFrame):
+            raise CapkitError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+        if len(frame) == 0:
+            raise CapkitError(f"{name} is empty (0 rows)")
+        if frame.columns.has_duplicates:
+            raise CapkitError(f"{name} has duplicated column names")
+    if (not isinstance(aux_cols, tuple | list) or len(aux_cols) != 2
+            or any(isinstance(h, str) or not isinstance(h, tuple | list | pd.Index) or not len(h)
+                   for h in aux_cols)):
+        raise CapkitError("aux_cols must be a pair (cols_a, cols_b) of non-empty lists of "
+                          f"column names, got {aux_cols!r}")
+    halves = [list(aux_cols[0]), list(aux_cols[1])]
+    for half in halves:
+        if len(set(half)) != len(half):
+            raise CapkitError(f"aux_cols half {half} names a column twice")
+    return halves[0], halves[1]
+
+
+def _sample(n: int, n_attacks: int | None, rng: np.random.Generator) -> np.ndarray:
+    if n_attacks is None or n_attacks >= n:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=n_attacks, replace=False))
+
+
+def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], list[str]],
+            k: int, name: str, progress: bool) -> pd.DataFrame:
+    """Neighbours of both halves, the link under capkit's rule and over all tie orders.
+
+    Records with the same values in a half share that half's neighbours, so each half is
+    searched once per distinct row, and the links are worked out once per distinct pair of
+    rows (a "joint" row) before being spread back to the records.
+    """
+    data_a, rows_a = encode(targets, syn, halves[0], (name, "synthetic")).distinct_queries()
+    data_b, rows_b = encode(targets, syn, halves[1], (name, "synthetic")).distinct_queries()
+    joint, rows = np.unique(np.column_stack([rows_a, rows_b]), axis=0, return_inverse=True)
+    ja, jb, rows = joint[:, 0], joint[:, 1], rows.reshape(-1)
+    by_a = np.argsort(ja, kind="stable")
+    starts = np.searchsorted(ja[by_a], np.arange(data_a.n_queries + 1))
+    near_b = nearest(data_b, k, progress=progress)
+    # per joint row: |below_a & below_b|, |below_a & at_b|, |at_a & below_b|, |at_a & at_b|
+    meet = np.zeros((4, len(joint)), dtype=np.int64)
+
+    def count(query_a: np.ndarray, cands: np.ndarray, at_a: np.ndarray) -> None:
+        reps = starts[query_a + 1] - starts[query_a]
+        step = max(1, CELLS // max(int(reps.max()), 1))
+        for s in range(0, len(query_a), step):
+            part = slice(s, s + step)
+            r = reps[part]
+            pair = np.repeat(np.arange(len(r)), r)
+            offset = np.arange(len(pair)) - np.repeat(np.cumsum(r) - r, r)
+            joint_ids = by_a[np.repeat(starts[query_a[part]], r) + offset]
+            d_b = pair_distances(data_b, jb[joint_ids], cands[part][pair])
+            d_b = np.where(np.isnan(d_b), np.inf, d_b)
+            kth = near_b.kth[jb[joint_ids]]
+            below_b, at_b, at = d_b < kth, d_b == kth, at_a[part][pair]
+            for slot, hit in enumerate((~at & below_b, ~at & at_b, at & below_b, at & at_b)):
+                meet[slot] += np.bincount(joint_ids[hit], minlength=len(joint))
+
+    near_a = nearest(data_a, k, on_band=count, progress=progress)
+    index_a, index_b = near_a.index[ja], near_b.index[jb]
+    link = (index_a[:, :, None] == index_b[:, None, :]).any(axis=(1, 2))
+    possible, certain = _link_range(meet, near_a.n_below[ja], near_a.n_at_kth[ja],
+                                    near_b.n_below[jb], near_b.n_at_kth[jb], k)
+    out = {"link": link[rows], "link_possible": possible[rows],
+           "link_certain": certain[rows]}
+    for tag, near, at in (("a", near_a, rows_a), ("b", near_b, rows_b)):
+        for j in range(k):
+            out[f"nn_{tag}{j + 1}"] = near.index[at, j]
+        for j in range(k):
+            out[f"d_{tag}{j + 1}"] = near.distance[at, j]
+        out[f"n_at_kth_{tag}"] = near.n_at_kth[at]
+        out[f"tie_{tag}"] = (near.n_below + near.n_at_kth > k)[at]
+    return pd.DataFrame(out)
+
+
+def _link_range(meet: np.ndarray, below_a: np.ndarray, at_a: np.ndarray, below_b: np.ndarray,
+                at_b: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Whether the two k nearest sets meet under some / every choice among tied candidates.
+
+    Each half takes all candidates below its k-th distance (S, ``below_*`` of them) and
+    ``need = k - |S|`` of those at it (T, ``at_*`` of them). They can meet iff S_a, S_b already
+    meet or a tie can add a common one (S_a & T_b, T_a & S_b, T_a & T_b non-empty). They can
+    avoid each other iff S_a, S_b are disjoint and a picks ``need_a`` from T_a minus S_b, b
+    picks ``need_b`` from T_b minus S_a, disjointly: with x, y the candidates only one side may
+    take and z the shared ones, need_a <= x + z, need_b <= y + z, need_a + need_b <= x + y + z.
+    """
+    ss, st, ts, tt = meet
+    possible = (ss + st + ts + tt) > 0
+    need_a, need_b = k - below_a, k - below_b
+    x = at_a - ts - tt   # tied in a, in neither band of b
+    y = at_b - st - tt   # tied in b, in neither band of a
+    z = tt
+    avoidable = ((ss == 0) & (need_a <= x + z) & (need_b <= y + z)
+                 & (need_a + need_b <= x + y + z))
+    return possible, ~avoidable
+
+
+def _baseline_links(n_syn: int, n: int, k: int, rng: np.random.Generator) -> int:
+    """Seeded random baseline: per attacked record two independent draws of k distinct
+    synthetic records; a link when they meet (expected rate 1 - C(n-k, k) / C(n, k))."""
+    first, second = _distinct_draws(n_syn, n, k, rng), _distinct_draws(n_syn, n, k, rng)
+    return int((first[:, :, None] == second[:, None, :]).any(axis=(1, 2)).sum())
+
+
+def _distinct_draws(n_syn: int, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """n rows of k distinct positions in 0..n_syn-1, uniformly (sequential draws, each skipping
+    the positions already taken)."""
+    taken = np.empty((n, 0), dtype=np.int64)
+    for j in range(k):
+        value = rng.integers(0, n_syn - j, size=n)
+        for previous in np.sort(taken, axis=1).T:  # shift past taken positions, ascending
+            value += value >= previous
+        taken = np.column_stack([taken, value])
+    return taken

@@ -1,0 +1,451 @@
+"""Counting query matches: how many records of a frame satisfy each conjunction of conditions.
+
+A **query** is a conjunction of conditions ``(column, op, value)``, ``op`` one of
+``== != >= <= > < is_null is_not_null`` (the value is ignored by the last two and may be
+left out). This is the query language of anonymeter's singling-out attack (Giomi et al. 2022,
+"A Unified Framework for Quantifying Privacy Risk in Synthetic Data", PoPETs 2023), with the
+semantics of the polars expressions it evaluates: a comparison with a missing value is false
+(also ``!=``), ``is_null`` matches missing values, and ``== None`` matches nothing. A query
+*singles out* in a frame when it matches exactly one record.
+
+Counting is vectorised: each distinct condition becomes one bit mask over the records, packed 64
+records to a word; the masks of all values of one (column, operator) are built together by
+sorting the values, setting one bit per record and a cumulative OR (no records x values
+comparison); a query's count is the population count of the AND of its conditions' masks,
+computed for blocks of queries at a time. There is no loop over records.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from capkit.errors import CapkitError
+
+__all__ = ["OPS", "ConditionTable", "FrameColumns", "column_kind", "match_counts", "query_text"]
+
+#: The operators a condition may use.
+OPS = ("==", "!=", ">=", "<=", ">", "<", "is_null", "is_not_null")
+_ORDER_OPS = (">=", "<=", ">", "<")
+#: 64-bit words per block of queries when AND-ing their conditions' masks.
+_WORDS = 1 << 21
+
+
+def column_kind(series: pd.Series) -> str:
+    """``numeric`` (numbers, not bool), ``bool``, or ``text`` (text, categorical, other)."""
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "text"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "numeric"
+    return "text"
+
+
+class FrameColumns:
+    """A frame's columns prepared once for mask building (numbers as float, others as codes)."""
+
+    def __init__(self, frame: pd.DataFrame, argument: str = "frame") -> None:
+        if not isinstance(frame, pd.DataFrame):
+            raise CapkitError(f"{argument} must be a pandas DataFrame, got {type(frame).__name__}")
+        if frame.columns.has_duplicates:
+            duplicated = frame.columns[frame.columns.duplicated()].tolist()
+            raise CapkitError(f"{argument} has duplicated column names {duplicated}")
+        self.frame = frame
+        self.argument = argument
+        self.n = len(frame)
+        self.words = max(1, -(-self.n // 64))
+        self._cache: dict[str, tuple] = {}
+
+    def kind(self, column: str) -> str:
+        return self._prepared(column)[0]
+
+    def _prepared(self, column: str) -> tuple:
+        """(kind, null mask, sorted distinct values as floats, the non-missing records, their
+        positions in the distinct values, lookup label -> code for non-numeric columns)."""
+        if column not in self._cache:
+            if column not in self.frame.columns:
+                raise CapkitError(f"column {column!r} is missing from {self.argument}")
+            series = self.frame[column]
+            kind = column_kind(series)
+            if kind == "numeric":
+                values = series.to_numpy(dtype=float, na_value=np.nan)
+                null = np.isnan(values)
+                distinct, position = np.unique(values[~null], return_inverse=True)
+                lookup = None
+            else:
+                position, uniques = pd.factorize(series, use_na_sentinel=True)
+                null = position < 0
+                distinct = np.arange(len(uniques), dtype=float)
+                lookup = {value: code for code, value in enumerate(uniques.tolist())}
+                position = position[~null]
+            records = np.flatnonzero(~null)
+            self._cache[column] = (kind, null, distinct, records, position.astype(np.int64),
+                                   lookup)
+        return self._cache[column]
+
+    def _assign(self, column: str, op: str, values: Sequence[object]) -> _Assignment:
+        """Sorted distinct targets of ``column op value`` and, per valid record, the row of the
+        first (``<``, ``<=``) or last (``>``, ``>=``) target it satisfies, or of the target it
+        equals (m: none). Missing targets (None) match nothing. The search runs over the
+        column's distinct values, then one gather maps every record."""
+        kind, null, domain, records, position, lookup = self._prepared(column)
+        if kind == "numeric":
+            targets = np.array([_numeric_value(v, column) for v in values], dtype=float)
+        else:
+            if op in _ORDER_OPS:
+                raise CapkitError(f"operator {op!r} needs a numeric column; column {column!r} "
+                                  f"of {self.argument} is {kind}")
+            targets = np.array([_code_value(v, column, kind, lookup) for v in values], float)
+            targets[targets == -1] = np.nan
+        known = ~np.isnan(targets)
+        distinct, inverse = np.unique(targets[known], return_inverse=True)
+        m = len(distinct)
+        if op in ("==", "!="):
+            row = np.searchsorted(distinct, domain, side="left")
+            if m:
+                row[(row < m) & (distinct[np.minimum(row, m - 1)] != domain)] = m
+        elif op in ("<=", "<"):
+            row = np.searchsorted(distinct, domain, side="left" if op == "<=" else "right")
+        else:  # x >= t_k iff k <= right - 1; x > t_k iff k <= left - 1
+            row = np.searchsorted(distinct, domain, side="right" if op == ">=" else "left") - 1
+            row[row < 0] = m
+        return _Assignment(op, m, known, inverse, records, row[position], ~null)
+
+    def _null(self, column: str) -> np.ndarray:
+        return self._prepared(column)[1]
+
+    def masks(self, column: str, op: str, values: Sequence[object]) -> np.ndarray:
+        """Packed masks (len(values) x words, uint64) of ``column op value`` for each value.
+
+        Each valid record sets one bit, in its row (:meth:`_assign`), and a cumulative OR along
+        the sorted targets fills in the rest: O(n log m + m words), no m x n comparison.
+        """
+        if op in ("is_null", "is_not_null"):
+            null = self._null(column)
+            row = null if op == "is_null" else ~null
+            return np.repeat(_pack(row[None, :]), len(values), axis=0)
+        a = self._assign(column, op, values)
+        out = np.zeros((a.m + 1, self.words), dtype=np.uint64)
+        np.bitwise_or.at(out, (a.row, a.records >> 6),
+                         np.left_shift(np.uint64(1), (a.records & 63).astype(np.uint64)))
+        out = out[:a.m]
+        if op in ("<=", "<"):
+            np.bitwise_or.accumulate(out, axis=0, out=out)
+        elif op in (">=", ">"):
+            out = np.bitwise_or.accumulate(out[::-1], axis=0)[::-1]
+        elif op == "!=":
+            out = ~out & _pack(a.valid[None, :])
+        result = np.zeros((len(values), self.words), dtype=np.uint64)
+        result[a.known] = out[a.inverse]
+        return result
+
+    def counts(self, column: str, op: str, values: Sequence[object]
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Matches of ``column op value`` for each value, and the first matching record (-1),
+        without masks: per-row counts and first records, cumulated along the sorted targets."""
+        if op in ("is_null", "is_not_null"):
+            null = self._null(column)
+            hit = null if op == "is_null" else ~null
+            first = int(np.argmax(hit)) if hit.any() else -1
+            return np.full(len(values), hit.sum()), np.full(len(values), first)
+        a = self._assign(column, op, values)
+        per_row = np.bincount(a.row, minlength=a.m + 1)
+        first_row = np.full(a.m + 1, self.n, dtype=np.int64)
+        rows, at = np.unique(a.row, return_index=True)  # records are ascending
+        first_row[rows] = a.records[at]
+        count, first = per_row[:a.m], first_row[:a.m]
+        if op in ("<=", "<"):
+            count, first = np.cumsum(count), np.minimum.accumulate(first)
+        elif op in (">=", ">"):
+            count = np.cumsum(count[::-1])[::-1]
+            first = np.minimum.accumulate(first[::-1])[::-1]
+        elif op == "!=":
+            count = len(a.records) - count
+            # the first valid record not in row k: the very first, or the first of another row
+            r0 = a.records[0] if len(a.records) else self.n
+            other = a.records[a.row != a.row[0]] if len(a.records) else a.records
+            r1 = other[0] if len(other) else self.n
+            row0 = a.row[0] if len(a.records) else -1
+            first = np.where(np.arange(a.m) == row0, r1, r0)
+        first = np.where(first >= self.n, -1, first)
+        out_count = np.zeros(len(values), dtype=np.int64)
+        out_first = np.full(len(values), -1, dtype=np.int64)
+        out_count[a.known], out_first[a.known] = count[a.inverse], first[a.inverse]
+        return out_count, out_first
+
+
+@dataclass
+class _Assignment:
+    op: str
+    m: int
+    known: np.ndarray
+    inverse: np.ndarray
+    records: np.ndarray
+    row: np.ndarray
+    valid: np.ndarray
+
+
+def _numeric_value(value: object, column: str) -> float:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return np.nan
+    if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
+        return float(value)
+    raise CapkitError(f"condition value {value!r} on column {column!r}: the column is numeric, "
+                      "the value is not a number (is the column coded differently?)")
+
+
+def _code_value(value: object, column: str, kind: str, lookup: dict) -> int:
+    """Code of ``value`` in the column, -2 when absent (matches nothing), -1 for None."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return -1
+    if kind == "bool":
+        if not isinstance(value, bool | np.bool_):
+            raise CapkitError(f"condition value {value!r} on column {column!r}: the column is "
+                              "boolean, the value is not True/False")
+        value = bool(value)
+    elif lookup:
+        sample = next(iter(lookup))
+        if isinstance(sample, str) != isinstance(value, str):
+            raise CapkitError(
+                f"condition value {value!r} on column {column!r}: the column holds "
+                f"{type(sample).__name__} values, the value is {type(value).__name__} "
+                "(is the column coded differently?)")
+    return lookup.get(value, -2)
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    """Boolean rows packed little-endian into uint64 words (zero padded)."""
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    pad = (-packed.shape[1]) % 8
+    if pad or packed.shape[1] == 0:
+        packed = np.pad(packed, ((0, 0), (0, pad if packed.shape[1] else 8)))
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+if hasattr(np, "bitwise_count"):
+    def _popcount(words: np.ndarray) -> np.ndarray:
+        return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
+else:  # numpy < 2.0
+    _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+    def _popcount(words: np.ndarray) -> np.ndarray:
+        as_bytes = words.view(np.uint8).reshape(*words.shape[:-1], -1)
+        return _BYTE_COUNTS[as_bytes].sum(axis=-1, dtype=np.int64)
+
+
+@dataclass
+class ConditionTable:
+    """Distinct conditions and, per query, the ids of its conditions (-1 pads short queries)."""
+
+    conditions: list[tuple[str, str, object]]
+    index: np.ndarray
+
+    @classmethod
+    def from_queries(cls, queries: Iterable[Sequence[Sequence[object]]]) -> ConditionTable:
+        ids: dict[tuple, int] = {}
+        conditions: list[tuple[str, str, object]] = []
+        rows: list[list[int]] = []
+        for number, query in enumerate(queries):
+            if isinstance(query, str | bytes) or not isinstance(query, Sequence | Iterable):
+                raise CapkitError(f"query {number} must be a list of (column, op, value) "
+                                  f"conditions, got {query!r}")
+            row = []
+            for condition in query:
+                column, op, value = _condition(condition, number)
+                key = (column, op, _key(value))
+                if key not in ids:
+                    ids[key] = len(conditions)
+                    conditions.append((column, op, value))
+                row.append(ids[key])
+            rows.append(row)
+        width = max((len(r) for r in rows), default=0)
+        index = np.full((len(rows), max(width, 1)), -1, dtype=np.int64)
+        for number, row in enumerate(rows):
+            index[number, :len(row)] = row
+        return cls(conditions, index)
+
+    def masks(self, columns: FrameColumns, only: np.ndarray | None = None) -> np.ndarray:
+        """Packed masks of the conditions (all, or the ids in ``only``) on ``columns``."""
+        wanted = np.arange(len(self.conditions)) if only is None else only
+        out = np.empty((len(wanted), columns.words), dtype=np.uint64)
+        groups: dict[tuple[str, str], list[int]] = {}
+        for position, cid in enumerate(wanted.tolist()):
+            column, op, _ = self.conditions[cid]
+            groups.setdefault((column, op), []).append(position)
+        for (column, op), positions in groups.items():
+            values = [self.conditions[wanted[p]][2] for p in positions]
+            out[positions] = columns.masks(column, op, values)
+        return out
+
+    def packed(self, columns: FrameColumns, rows: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Masks of the conditions used by the queries (or those in ``rows``), plus an all-rows
+        mask for padding, and the queries' index into them."""
+        index = self.index if rows is None else self.index[rows]
+        used, inverse = np.unique(index, return_inverse=True)
+        inverse = inverse.reshape(index.shape)
+        real = used >= 0
+        masks = np.empty((len(used), columns.words), dtype=np.uint64)
+        masks[real] = self.masks(columns, used[real])
+        masks[~real] = ~np.uint64(0)
+        masks[~real, -1] &= _last_word(columns.n)
+        return masks, inverse
+
+    def counts(self, columns: FrameColumns, rows: np.ndarray | None = None, *,
+               first: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Matches of each query (or of the queries in ``rows``) in the frame of ``columns``;
+        with ``first=True`` also the position of the first matching record (-1 if none)."""
+        index = self.index if rows is None else self.index[rows]
+        if index.shape[1] == 1 and (index >= 0).all():
+            return self._single_counts(columns, index[:, 0], first)
+        masks, inverse = self.packed(columns, rows)
+        return conjunction_counts(masks, inverse, first=first)
+
+    def _single_counts(self, columns: FrameColumns, ids: np.ndarray, first: bool
+                       ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Counts of one-condition queries, straight from the column (no masks)."""
+        used, inverse = np.unique(ids, return_inverse=True)
+        counts = np.empty(len(used), dtype=np.int64)
+        firsts = np.empty(len(used), dtype=np.int64)
+        groups: dict[tuple[str, str], list[int]] = {}
+        for position, cid in enumerate(used.tolist()):
+            column, op, _ = self.conditions[cid]
+            groups.setdefault((column, op), []).append(position)
+        for (column, op), positions in groups.items():
+            values = [self.conditions[used[p]][2] for p in positions]
+            counts[positions], firsts[positions] = columns.counts(column, op, values)
+        counts, firsts = counts[inverse], firsts[inverse]
+        return (counts, firsts) if first else counts
+
+
+def _last_word(n: int) -> np.uint64:
+    """Mask of the valid bits of the last 64-bit word for n records."""
+    if n == 0:
+        return np.uint64(0)
+    rest = n % 64
+    return np.uint64((1 << rest) - 1) if rest else ~np.uint64(0)
+
+
+def conjunction_blocks(masks: np.ndarray, index: np.ndarray):
+    """Yield ``(start, bits)``: the AND of ``masks[index[q, j]]`` over j for a block of queries
+    starting at ``start`` (bits: block x words, uint64), blocks bounded in memory."""
+    step = max(1, _WORDS // max(masks.shape[1], 1))
+    for start in range(0, index.shape[0], step):
+        block = index[start:start + step]
+        acc = masks[block[:, 0]]
+        for j in range(1, block.shape[1]):
+            acc &= masks[block[:, j]]
+        yield start, acc
+
+
+def conjunction_counts(masks: np.ndarray, index: np.ndarray, *, first: bool = False
+                       ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Popcount of the AND of ``masks[index[q, j]]`` over j, for every query q.
+
+    With ``first=True`` also the position of the first matching record (-1 if none).
+    """
+    counts = np.empty(index.shape[0], dtype=np.int64)
+    firsts = np.full(index.shape[0], -1, dtype=np.int64)
+    for start, acc in conjunction_blocks(masks, index):
+        counts[start:start + len(acc)] = _popcount(acc)
+        if first:
+            firsts[start:start + len(acc)] = _first_bit(acc)
+    return (counts, firsts) if first else counts
+
+
+def _first_bit(acc: np.ndarray) -> np.ndarray:
+    nonzero = acc != 0
+    word = nonzero.argmax(axis=1)
+    value = acc[np.arange(len(acc)), word]
+    low = value & (~value + np.uint64(1))
+    bit = np.log2(np.where(low == 0, 1, low).astype(np.float64)).astype(np.int64)
+    return np.where(nonzero.any(axis=1), word * 64 + bit, -1)
+
+
+def _condition(condition: object, number: int) -> tuple[str, str, object]:
+    if isinstance(condition, str) or not isinstance(condition, Sequence) or not (
+        2 <= len(condition) <= 3
+    ):
+        raise CapkitError(f"query {number}: a condition is (column, op, value), got "
+                          f"{condition!r}")
+    column, op = condition[0], condition[1]
+    value = condition[2] if len(condition) == 3 else None
+    if op not in OPS:
+        raise CapkitError(f"query {number}: operator {op!r} is not one of {OPS}")
+    if op in ("is_null", "is_not_null"):
+        value = None
+    elif len(condition) == 2:
+        raise CapkitError(f"query {number}: operator {op!r} needs a value")
+    if isinstance(value, np.generic):
+        value = value.item()
+    return column, op, value
+
+
+def _key(value: object) -> object:
+    """A hashable key that tells 1 from 1.0 from True (distinct conditions for polars)."""
+    if isinstance(value, float) and np.isnan(value):
+        return ("nan",)
+    return (type(value).__name__, value)
+
+
+def match_counts(queries: Iterable[Sequence[Sequence[object]]], frame: pd.DataFrame
+                 ) -> np.ndarray:
+    """Number of records of ``frame`` that each query matches.
+
+    Parameters
+    ----------
+    queries
+        Each query a list of conditions ``(column, op, value)`` (a conjunction), ``op`` one of
+        :data:`OPS`; ``is_null`` / ``is_not_null`` take no value (a 2-tuple is accepted). An
+        empty query matches every record.
+    frame
+        The records. Numeric columns compare numerically; text, categorical (``category``,
+        with or without missing values) and boolean columns by equality only.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts, one per query. A query singles out when its count is 1.
+
+    Raises
+    ------
+    CapkitError
+        A malformed query, an unknown operator, a column missing from ``frame``, an ordering
+        operator on a non-numeric column, or a value of another type than its column (a number
+        for a text column, text for a numeric one) -- the message names the column.
+
+    Notes
+    -----
+    Semantics of anonymeter's polars queries (Giomi et al. 2022): comparisons with a missing
+    value are false, ``== None`` matches nothing, ``is_null`` matches missing values. anonymeter
+    counts on deduplicated frames; pass ``frame.drop_duplicates()`` to do the same.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"age": [17, 33, 43], "sex": ["F", "M", "M"]})
+    >>> match_counts([[("age", ">=", 30), ("sex", "==", "M")], [("age", "<=", 17)]], frame)
+    array([2, 1])
+    """
+    table = ConditionTable.from_queries(queries)
+    columns = FrameColumns(frame)
+    if len(table.index) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return table.counts(columns)
+
+
+def query_text(conditions: Sequence[Sequence[object]]) -> str:
+    """A readable form of a query: ``age <= 24 & race == 'Black' & workclass is null``."""
+    parts = []
+    for condition in conditions:
+        column, op = condition[0], condition[1]
+        if op in ("is_null", "is_not_null"):
+            parts.append(f"{column} {op.replace('_', ' ')}")
+        else:
+            parts.append(f"{column} {op} {condition[2]!r}")
+    return " & ".join(parts) if parts else "(all records)"

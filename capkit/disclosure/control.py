@@ -1,0 +1,118 @@
+"""The membership control for synthpop's measures: DiSCO and DCAP of a holdout.
+
+Raab, Nowok & Dibben's DiSCO (the share of original records whose target is disclosed correctly
+by a key whose synthetic records all share one target) and DCAP (the average probability the
+synthetic data gives a record's true target, synthpop's CAP of the original) are computed for
+the members, the records the synthetic data was made from. Run with the same options on a
+**holdout** of records that were not used for the synthesis, they say what the synthetic data
+reveals about any record of the population. The members' value above the holdout's is what the
+synthesis disclosed about its own records; the comparison (Wilson intervals on both rates, the
+risk (m - c) / (1 - c) with its interval, the advantage m - c) is
+:func:`capkit.membership.compare_to_control`, on the counts ``measure / 100 * n``.
+
+baseCAPd (100 x the sum of squared target shares) is each group's no-information level.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from capkit.counts.encode import kind_of_series
+from capkit.errors import CapkitError
+from capkit.membership import compare_to_control
+
+#: Measures compared, in percent of each group's records.
+CONTROLLED = ("DiSCO", "DCAP")
+
+
+def _row(measure: str, members: float, n_members: int, holdout: float, n_holdout: int,
+         confidence: float) -> dict[str, float | str]:
+    row: dict[str, float | str] = {"measure": measure, "members": members, "holdout": holdout,
+                                   "difference": members - holdout}
+    if measure == "baseCAPd" or pd.isna(members) or pd.isna(holdout):
+        return {**row, "risk": float("nan"), "risk_low": float("nan"),
+                "risk_high": float("nan")}
+    comparison = compare_to_control(members / 100 * n_members, n_members,
+                                    holdout / 100 * n_holdout, n_holdout, confidence=confidence)
+    low, high = comparison.risk_ci
+    return {**row, "risk": comparison.risk, "risk_low": low, "risk_high": high}
+
+
+def _measure(frame_attrib: pd.DataFrame, frame_caps: pd.DataFrame, measure: str) -> pd.Series:
+    return frame_attrib[measure] if measure in frame_attrib.columns else frame_caps[measure]
+
+
+def control_table(members: object, holdout: object, confidence: float = 0.95) -> pd.DataFrame:
+    """DiSCO, DCAP and baseCAPd of members and holdout, one row per synthesis and measure.
+
+    Parameters
+    ----------
+    members, holdout
+        :class:`capkit.disclosure.result.DisclosureResult` of the same syntheses, keys, target
+        and options, with the members and with the holdout as the original data.
+    confidence
+        Confidence level of the risk's interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``synthesis``, ``measure``, ``members`` and ``holdout`` (percent, as synthpop
+        prints them), ``difference`` (percentage points), ``risk``, ``risk_low``,
+        ``risk_high`` (on [0, 1]; NaN for baseCAPd).
+    """
+    if members.m != holdout.m:
+        raise CapkitError("members and holdout results must cover the same syntheses")
+    rows = []
+    for j in members.attrib.index:
+        for measure in (*CONTROLLED, "baseCAPd"):
+            m_value = float(_measure(members.attrib, members.allcaps, measure).loc[j])
+            h_value = float(_measure(holdout.attrib, holdout.allcaps, measure).loc[j])
+            rows.append({"synthesis": j, **_row(measure, m_value, members.n_orig, h_value,
+                                                  holdout.n_orig, confidence)})
+    return pd.DataFrame(rows)
+
+
+def summary_control(members: object, holdout: object, confidence: float = 0.95
+                    ) -> pd.DataFrame:
+    """:func:`control_table` per target of a disclosure summary, averaged over syntheses.
+
+    Parameters
+    ----------
+    members, holdout
+        :class:`capkit.disclosure.result.DisclosureSummary` of the same call with the members
+        and with the holdout as the original data.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (target, measure), targets in the order given: ``members``, ``holdout``,
+        ``difference``, ``risk``, ``risk_low``, ``risk_high`` (the risk of the mean rates).
+    """
+    rows = []
+    for target in members.targets:
+        m_res, h_res = members.per_target[target], holdout.per_target[target]
+        for measure in (*CONTROLLED, "baseCAPd"):
+            m_value = float(_measure(m_res.attrib, m_res.allcaps, measure).mean())
+            h_value = float(_measure(h_res.attrib, h_res.allcaps, measure).mean())
+            rows.append({"target": target, **_row(measure, m_value, m_res.n_orig, h_value,
+                                                   h_res.n_orig, confidence)})
+    return pd.DataFrame(rows)
+
+
+def check_holdout(original: object, holdout: object) -> None:
+    """A DataFrame holdout must have the original's columns (a CapkitError naming it)."""
+    if isinstance(original, pd.DataFrame) and isinstance(holdout, pd.DataFrame):
+        missing = [c for c in original.columns if c not in set(holdout.columns)]
+        extra = [c for c in holdout.columns if c not in set(original.columns)]
+        if missing or extra:
+            raise CapkitError(
+                "holdout must have the columns of the original data: missing from holdout "
+                f"{missing}, only in holdout {extra}")
+        for column in original.columns:
+            if kind_of_series(original[column]) != kind_of_series(holdout[column]):
+                raise CapkitError(
+                    f"holdout column {column!r} has type {holdout[column].dtype} but the "
+                    f"original data has {original[column].dtype}; convert one of them first")
+
+
+__all__ = ["CONTROLLED", "check_holdout", "control_table", "summary_control"]

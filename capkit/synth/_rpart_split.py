@@ -1,0 +1,348 @@
+"""Compiled kernel (numba): rpart's split search for one predictor in one node.
+
+Written from a reading of rpart 4.1's ``anova.c``, ``gini.c`` and ``graycode.c`` (Therneau &
+Atkinson), with no code taken from them. Sums are accumulated in rpart's order, so that
+floating-point ties between candidate splits, and between predictors, resolve as in rpart:
+
+* anova: the between-group sum of squares about the node mean, divided by the node's risk;
+  ordered predictors cut between distinct consecutive values; factor levels ordered by their
+  mean y;
+* class: Gini with rpart's altered priors (priors = observed frequencies, 0/1 loss); factor
+  levels ordered by the class-1 rate for 2 classes, every two-group subset in rpart's Gray-code
+  order for 3+ classes (or, above ``max_exhaustive`` present levels, the documented heuristic
+  :func:`gini_cat_ordered_by_classes`);
+* a cut needs >= minbucket records on each side; the first best candidate wins; the side with
+  the lower mean y (or class-index mean) goes left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+LEFT = -1
+RIGHT = 1
+HEURISTIC_CLASSES = 8
+
+
+# ---------------------------------------------------------------- anova ----------------------
+
+@njit(cache=True)
+def anova_cont(k, xt, yt, edge, myrisk, out_split):
+    """Best cut of an ordered predictor for a numeric y; returns (improve, direction)."""
+    rsum = 0.0
+    for i in range(k):
+        rsum += yt[i]
+    grand = rsum / k
+    lsum = 0.0
+    rsum = 0.0
+    lwt = 0.0
+    rwt = float(k)
+    ln = 0
+    rn = k
+    best = 0.0
+    where = 0
+    direction = LEFT
+    i = 0
+    while rn > edge:
+        lwt += 1.0
+        rwt -= 1.0
+        ln += 1
+        rn -= 1
+        t = yt[i] - grand
+        lsum += t
+        rsum -= t
+        if xt[i + 1] != xt[i] and ln >= edge:
+            t = lsum * lsum / lwt + rsum * rsum / rwt
+            if t > best:
+                best = t
+                where = i
+                direction = LEFT if lsum < rsum else RIGHT
+        i += 1
+    if best > 0:
+        out_split[0] = (xt[where] + xt[where + 1]) / 2
+    return best / myrisk, direction
+
+
+@njit(cache=True)
+def _order_categories(nclass, present, val, gray):
+    """rpart's ordering of the present categories by ``val`` (stable); returns #absent."""
+    k = 0
+    m = 0
+    for i in range(nclass):
+        if not present[i]:
+            k += 1
+    # absent categories first (in level order), then present ones by val, ties in level order
+    a = 0
+    for i in range(nclass):
+        if not present[i]:
+            gray[a] = i
+            a += 1
+    m = k
+    for i in range(nclass):
+        if present[i]:
+            j = m - 1
+            while j >= k and val[gray[j]] > val[i]:
+                gray[j + 1] = gray[j]
+                j -= 1
+            gray[j + 1] = i
+            m += 1
+    return k
+
+
+@njit(cache=True)
+def anova_cat(k, xt, yt, nclass, edge, myrisk, counts, wts, sums, means, present, tsplit,
+               gray, csplit):
+    tot = 0.0
+    for i in range(k):
+        tot += yt[i]
+    grand = tot / k
+    for i in range(nclass):
+        sums[i] = 0.0
+        counts[i] = 0
+        wts[i] = 0.0
+    for i in range(k):
+        j = int(xt[i]) - 1
+        counts[j] += 1
+        wts[j] += 1.0
+        sums[j] += yt[i] - grand
+    for i in range(nclass):
+        present[i] = counts[i] > 0
+        if present[i]:
+            tsplit[i] = RIGHT
+            means[i] = sums[i] / wts[i]
+        else:
+            tsplit[i] = 0
+    nabsent = _order_categories(nclass, present, means, gray)
+    lwt = 0.0
+    rwt = float(k)
+    lsum = 0.0
+    rsum = 0.0
+    ln = 0
+    rn = k
+    best = 0.0
+    for g in range(nabsent, nclass):
+        j = gray[g]
+        tsplit[j] = LEFT
+        ln += counts[j]
+        rn -= counts[j]
+        lwt += wts[j]
+        rwt -= wts[j]
+        lsum += sums[j]
+        rsum -= sums[j]
+        if ln >= edge and rn >= edge:
+            t = lsum * lsum / lwt + rsum * rsum / rwt
+            if t > best:
+                best = t
+                flip = (lsum / lwt) > (rsum / rwt)
+                for i in range(nclass):
+                    csplit[i] = -tsplit[i] if flip else tsplit[i]
+    return best / myrisk
+
+
+# ---------------------------------------------------------------- gini -----------------------
+
+@njit(cache=True)
+def _impurity_sum(C, aprior, left, right, lwt, rwt):
+    """rpart's weighted Gini of a split, with the class-index means that decide its direction."""
+    t = 0.0
+    lmean = 0.0
+    rmean = 0.0
+    for j in range(C):
+        p = aprior[j] * left[j] / lwt
+        t += lwt * (p * (1.0 - p))
+        lmean += p * j
+        p = aprior[j] * right[j] / rwt
+        t += rwt * (p * (1.0 - p))
+        rmean += p * j
+    return t, lmean, rmean
+
+
+@njit(cache=True)
+def _gini_total(k, yt, C, aprior, left, right):
+    for j in range(C):
+        left[j] = 0.0
+        right[j] = 0.0
+    rwt = 0.0
+    for i in range(k):
+        j = int(yt[i])
+        rwt += aprior[j]
+        right[j] += 1.0
+    total = 0.0
+    for j in range(C):
+        p = aprior[j] * right[j] / rwt
+        total += rwt * (p * (1.0 - p))
+    return total, rwt
+
+
+@njit(cache=True)
+def gini_cont(k, xt, yt, C, aprior, edge, left, right, out_split):
+    total, rwt = _gini_total(k, yt, C, aprior, left, right)
+    best = total
+    lwt = 0.0
+    rtot = k
+    ltot = 0
+    where = 0
+    direction = LEFT
+    i = 0
+    while rtot > edge:
+        j = int(yt[i])
+        rwt -= aprior[j]
+        lwt += aprior[j]
+        rtot -= 1
+        ltot += 1
+        right[j] -= 1.0
+        left[j] += 1.0
+        if ltot >= edge and xt[i + 1] != xt[i]:
+            t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
+            if t < best:
+                best = t
+                where = i
+                direction = LEFT if lmean < rmean else RIGHT
+        i += 1
+    improve = total - best
+    if improve > 0:
+        out_split[0] = (xt[where] + xt[where + 1]) / 2
+    return improve, direction
+
+
+@njit(cache=True)
+def gini_cat(k, xt, yt, nclass, C, aprior, edge, left, right, ccnt, awt, countn, rate,
+              present, tsplit, gray, csplit):
+    total, rwt = _gini_total(k, yt, C, aprior, left, right)
+    best = total
+    lwt = 0.0
+    rtot = k
+    ltot = 0
+    for c in range(nclass):
+        awt[c] = 0.0
+        countn[c] = 0
+        for j in range(C):
+            ccnt[j, c] = 0.0
+    for i in range(k):
+        j = int(yt[i])
+        c = int(xt[i]) - 1
+        awt[c] += aprior[j]
+        countn[c] += 1
+        ccnt[j, c] += 1.0
+    for c in range(nclass):
+        present[c] = awt[c] != 0
+        if present[c]:
+            rate[c] = ccnt[0, c] / awt[c]
+            tsplit[c] = RIGHT
+        else:
+            tsplit[c] = 0
+    ordered = C == 2
+    if ordered:
+        pos = _order_categories(nclass, present, rate, gray)
+    else:
+        for c in range(nclass):
+            gray[c] = 1 if present[c] else 0
+        pos = 0
+    while True:
+        # the next category to change sides (graycode.c)
+        if ordered:
+            if pos >= nclass:
+                break
+            c = gray[pos]
+            pos += 1
+        else:
+            c = nclass
+            for i in range(nclass - 1):
+                if gray[i] == 1:
+                    gray[i] = 2
+                    c = i
+                    break
+                elif gray[i] == 2:
+                    gray[i] = 1
+            if c == nclass:
+                break
+        if tsplit[c] == LEFT:
+            tsplit[c] = RIGHT
+            rwt += awt[c]
+            lwt -= awt[c]
+            rtot += countn[c]
+            ltot -= countn[c]
+            for j in range(C):
+                right[j] += ccnt[j, c]
+                left[j] -= ccnt[j, c]
+        else:
+            tsplit[c] = LEFT
+            rwt -= awt[c]
+            lwt += awt[c]
+            rtot -= countn[c]
+            ltot += countn[c]
+            for j in range(C):
+                right[j] -= ccnt[j, c]
+                left[j] += ccnt[j, c]
+        if ltot >= edge and rtot >= edge:
+            t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
+            if t < best:
+                best = t
+                for i in range(nclass):
+                    csplit[i] = tsplit[i] if lmean < rmean else -tsplit[i]
+    return total - best
+
+
+@njit(cache=True)
+def gini_cat_ordered_by_classes(k, xt, yt, nclass, C, aprior, edge, left, right, ccnt, awt,
+                                 countn, rate, present, tsplit, gray, csplit, nkeys):
+    """Heuristic for a factor with too many present levels for rpart's exhaustive search:
+    the ordered splits of the levels sorted by the share of each of the ``nkeys`` largest
+    classes in the node (a subset of rpart's candidates). Not rpart: used only where rpart
+    itself would not finish (2^(levels - 1) subsets)."""
+    total, rwt0 = _gini_total(k, yt, C, aprior, left, right)
+    for c in range(nclass):
+        awt[c] = 0.0
+        countn[c] = 0
+        for j in range(C):
+            ccnt[j, c] = 0.0
+    for i in range(k):
+        j = int(yt[i])
+        c = int(xt[i]) - 1
+        awt[c] += aprior[j]
+        countn[c] += 1
+        ccnt[j, c] += 1.0
+    for c in range(nclass):
+        present[c] = countn[c] > 0
+    best = total
+    used = np.zeros(C, dtype=np.bool_)
+    for _ in range(min(nkeys, C)):
+        key = -1
+        for j in range(C):  # the largest class not yet used
+            if not used[j] and (key < 0 or right[j] > right[key]):
+                key = j
+        used[key] = True
+        for c in range(nclass):
+            rate[c] = ccnt[key, c] / awt[c] if present[c] else 0.0
+        nabsent = _order_categories(nclass, present, rate, gray)
+        for j in range(C):
+            left[j] = 0.0
+        lr = np.empty(C)
+        for j in range(C):
+            lr[j] = 0.0
+            for c in range(nclass):
+                lr[j] += ccnt[j, c]
+        lwt = 0.0
+        rwt = rwt0
+        ltot = 0
+        rtot = k
+        for c in range(nclass):
+            tsplit[c] = RIGHT if present[c] else 0
+        for g in range(nabsent, nclass):
+            c = gray[g]
+            tsplit[c] = LEFT
+            rwt -= awt[c]
+            lwt += awt[c]
+            rtot -= countn[c]
+            ltot += countn[c]
+            for j in range(C):
+                lr[j] -= ccnt[j, c]
+                left[j] += ccnt[j, c]
+            if ltot >= edge and rtot >= edge:
+                t, lmean, rmean = _impurity_sum(C, aprior, left, lr, lwt, rwt)
+                if t < best:
+                    best = t
+                    for i in range(nclass):
+                        csplit[i] = tsplit[i] if lmean < rmean else -tsplit[i]
+    return total - best

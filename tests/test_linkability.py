@@ -1,0 +1,228 @@
+"""capkit.attacks.linkability: anonymeter 1.1's distances to the bit and its links within the
+tie range on the oracle data, a record-by-record reference, the baseline and bad input."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from anonymeter_data import adult_split, have_adult, read_reference, results
+from anonymeter_data import synthetic as oracle_synthetic
+
+from capkit.attacks import linkability
+from capkit.attacks.linkability import _distinct_draws
+from capkit.errors import CapkitError
+from capkit.membership import compare_to_control
+
+AUX = tuple(results()["config"]["linkability_aux_cols"])
+NN = read_reference("linkability_nn.csv.gz")
+LINKS = read_reference("linkability_links.csv.gz")
+needs_adult = pytest.mark.skipif(not have_adult(), reason="Adult data not available "
+                                 "(set CAPKIT_DATA to a folder with AdultUCI.rda)")
+
+
+@pytest.fixture(scope="module")
+def oracle_runs():
+    """capkit's linkability with k = 1 and k = 5 on the oracle's members, holdout and syn."""
+    members, holdout = adult_split()
+    syn = oracle_synthetic()
+    return {k: linkability(members, syn, AUX, n_neighbors=k, control=holdout) for k in (1, 5)}
+
+
+def _sides(result):
+    return (("ori", result.records), ("control", result.control_records))
+
+
+@needs_adult
+def test_distances_equal_anonymeter_to_the_bit(oracle_runs):
+    """d1..d5 of every member and holdout record, both halves (anonymeter's arithmetic)."""
+    for name, records in _sides(oracle_runs[5]):
+        for tag, half in (("a", 0), ("b", 1)):
+            want = NN[(NN["set"] == name) & (NN["half"] == half)].sort_values("row")
+            got = records[[f"d_{tag}{j}" for j in range(1, 6)]].to_numpy()
+            assert np.array_equal(got, want[[f"d{j}" for j in range(1, 6)]].to_numpy())
+
+
+@needs_adult
+def test_ties_and_neighbour_sets(oracle_runs):
+    """Ties at the minimum as counted by the oracle; where no tie decides the 5 nearest set,
+    it is anonymeter's set."""
+    for name, records in _sides(oracle_runs[1]):
+        for tag, half in (("a", 0), ("b", 1)):
+            want = NN[(NN["set"] == name) & (NN["half"] == half)].sort_values("row")
+            assert (records[f"n_at_kth_{tag}"].to_numpy()
+                    == want["n_tied_at_min"].to_numpy()).all()
+    checks = results()["calls"]["linkability_nn_ori_half0"]["checks"]
+    assert int((oracle_runs[1].records["n_at_kth_a"] > 1).sum()) == checks[
+        "records_with_tie_at_min"] == 1067
+    for name, records in _sides(oracle_runs[5]):
+        for tag, half in (("a", 0), ("b", 1)):
+            want = NN[(NN["set"] == name) & (NN["half"] == half)].sort_values("row")
+            mine = np.sort(records[[f"nn_{tag}{j}" for j in range(1, 6)]].to_numpy(), axis=1)
+            theirs = np.sort(want[[f"nn{j}" for j in range(1, 6)]].to_numpy(), axis=1)
+            untied = ~records[f"tie_{tag}"].to_numpy()
+            assert untied.sum() > 0 and (mine[untied] == theirs[untied]).all()
+
+
+@needs_adult
+@pytest.mark.parametrize("k, want_ori, want_control", [(1, 17, 5), (5, 193, 50)])
+def test_anonymeter_links_within_the_tie_range(oracle_runs, k, want_ori, want_control):
+    """anonymeter's links (numba's tie order) are one of the tie orders capkit brackets: every
+    record it links is link_possible, every record it does not link is not link_certain."""
+    result = oracle_runs[k]
+    for name, records, want in (("ori", result.records, want_ori),
+                                ("control", result.control_records, want_control)):
+        theirs = LINKS[LINKS["set"] == name].sort_values("row")[f"link_k{k}"].to_numpy() == 1
+        assert theirs.sum() == want
+        assert (records["link_possible"].to_numpy() | ~theirs).all()
+        assert (~records["link_certain"].to_numpy() | theirs).all()
+    low, high = result.links_range
+    assert low <= want_ori <= high and low <= result.n_success <= high
+    low, high = result.control_links_range
+    assert low <= want_control <= high
+    assert result.n_tied == int((result.records["link_possible"]
+                                 != result.records["link_certain"]).sum())
+
+
+@needs_adult
+def test_control_comparison_uses_the_plain_rates(oracle_runs):
+    result = oracle_runs[5]
+    want = compare_to_control(result.n_success, 2000, result.n_control, 1000)
+    assert result.control == want and result.risk == want.risk
+    assert result.anonymeter.n_attacks == (2000, 2000, 1000)
+
+
+# -- a record-by-record reference on small mixed data
+
+
+def _data(seed: int):
+    rng = np.random.default_rng(seed)
+
+    def frame(n):
+        return pd.DataFrame({
+            "x": rng.integers(0, 6, n),
+            "c": pd.Categorical(rng.choice(np.array(["p", "q", None], dtype=object), n)),
+            "y": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 4, n) * 0.5),
+            "t": rng.choice(np.array(["u", "v", None], dtype=object), n),
+            "b": rng.random(n) < 0.5,
+        })
+
+    return frame(25), frame(30), frame(12)
+
+
+def _slow_distance(x: dict, y: dict, numeric: list[str], other: list[str], span: dict) -> float:
+    total = 0.0
+    for column in numeric:
+        a, b = x[column], y[column]
+        if math.isnan(a) and math.isnan(b):
+            total += 1
+        else:
+            total += abs(a / span[column] - b / span[column])
+    for column in other:
+        a, b = x[column], y[column]
+        same = (a is None or a != a) and (b is None or b != b) or a == b
+        total += 0 if same else 1
+    return total
+
+
+def _slow_half(targets: pd.DataFrame, syn: pd.DataFrame, columns: list[str], k: int):
+    numeric = sorted(c for c in columns if c in ("x", "y"))
+    other = sorted(c for c in columns if c not in ("x", "y"))
+    span = {}
+    for c in numeric:
+        both = pd.concat([targets[c], syn[c]]).astype(float)
+        r = both.max() - both.min()
+        span[c] = 1.0 if r == 0 or math.isnan(r) else r
+    out = []
+    s_rows = syn.astype(object).to_dict("records")
+    for x in targets.astype(object).to_dict("records"):
+        d = [_slow_distance(x, y, numeric, other, span) for y in s_rows]
+        key = [(math.inf if math.isnan(v) else v) for v in d]
+        ranked = sorted(range(len(d)), key=lambda i: (key[i], i))
+        kth = key[ranked[k - 1]]
+        below = {i for i in range(len(d)) if key[i] < kth}
+        at = {i for i in range(len(d)) if key[i] == kth}
+        out.append((ranked[:k], [d[i] for i in ranked[:k]], below, at))
+    return out
+
+
+@pytest.mark.parametrize("seed, k", [(0, 1), (1, 2), (2, 3), (3, 1)])
+def test_against_record_by_record_reference(seed, k):
+    original, synthetic, _ = _data(seed)
+    aux = (["x", "c", "b"], ["y", "t", "c"])
+    result = linkability(original, synthetic, aux, n_neighbors=k)
+    half_a = _slow_half(original, synthetic, aux[0], k)
+    half_b = _slow_half(original, synthetic, aux[1], k)
+    for i, ((ia, da, sa, ta), (ib, db, sb, tb)) in enumerate(zip(half_a, half_b, strict=True)):
+        row = result.records.iloc[i]
+        assert [row[f"nn_a{j + 1}"] for j in range(k)] == ia
+        assert [row[f"nn_b{j + 1}"] for j in range(k)] == ib
+        np.testing.assert_array_equal([row[f"d_a{j + 1}"] for j in range(k)], da)
+        np.testing.assert_array_equal([row[f"d_b{j + 1}"] for j in range(k)], db)
+        assert row["n_at_kth_a"] == len(ta) and row["n_at_kth_b"] == len(tb)
+        assert row["link"] == bool(set(ia) & set(ib))
+        outcomes = {bool((sa | set(pa)) & (sb | set(pb)))
+                    for pa in combinations(sorted(ta), k - len(sa))
+                    for pb in combinations(sorted(tb), k - len(sb))}
+        assert row["link_possible"] == (True in outcomes), i
+        assert row["link_certain"] == (outcomes == {True}), i
+
+
+def test_baseline_is_seeded_and_uniform():
+    original, synthetic, _ = _data(4)
+    a = linkability(original, synthetic, (["x"], ["y"]), n_neighbors=2, seed=11)
+    b = linkability(original, synthetic, (["x"], ["y"]), n_neighbors=2, seed=11)
+    assert a.n_baseline == b.n_baseline and a.records.equals(b.records)
+    draws = _distinct_draws(7, 20000, 3, np.random.default_rng(0))
+    assert draws.min() >= 0 and draws.max() <= 6
+    assert (np.sort(draws, axis=1)[:, 1:] != np.sort(draws, axis=1)[:, :-1]).all()
+    counts = np.bincount(draws.ravel(), minlength=7) / draws.size
+    assert np.allclose(counts, 1 / 7, atol=0.01)
+    assert a.risk_reference == "baseline" and a.control.control is None
+
+
+def test_index_categories_and_sampling():
+    original, synthetic, control = _data(5)
+    aux = (["x", "c"], ["y", "t"])
+    plain = linkability(original, synthetic, aux, control=control)
+    shifted = linkability(original.set_index(original.index + 100),
+                          synthetic.set_index(synthetic.index * 3 + 5), aux, control=control)
+    assert plain.records.equals(shifted.records) and plain.n_control == shifted.n_control
+    sample = linkability(original, synthetic, aux, n_attacks=10, seed=3)
+    assert sample.n_attacks == 10 and sample.records["row"].is_unique
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda o, s: (o.iloc[:0], s), "original is empty"),
+    (lambda o, s: (o, s.iloc[:0]), "synthetic is empty"),
+    (lambda o, s: (o.drop(columns="y"), s), "'y' is missing from original"),
+    (lambda o, s: (o.assign(x=o["x"].astype(str)), s), "'x'"),
+    (lambda o, s: (o.assign(c=o["x"].astype("category")), s.assign(c=s["x"].astype(str))),
+     "column 'c' holds str values in synthetic but int"),
+])
+def test_bad_frames(change, match):
+    original, synthetic, _ = _data(6)
+    before = original.copy()
+    o, s = change(original, synthetic)
+    with pytest.raises(CapkitError, match=match):
+        linkability(o, s, (["x", "c"], ["y"]))
+    pd.testing.assert_frame_equal(original, before)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"aux_cols": ("x", "y")}, "aux_cols"),
+    ({"aux_cols": (["x"],)}, "aux_cols"),
+    ({"aux_cols": (["x"], [])}, "aux_cols"),
+    ({"aux_cols": (["x", "x"], ["y"])}, "twice"),
+    ({"n_neighbors": 31}, "n_neighbors"),
+    ({"n_neighbors": 0}, "n_neighbors"),
+    ({"n_attacks": 26}, "n_attacks"),
+])
+def test_bad_arguments(kwargs, match):
+    original, synthetic, _ = _data(7)
+    arguments = {"aux_cols": (["x"], ["y"])} | kwargs
+    with pytest.raises(CapkitError, match=match):
+        linkability(original, synthetic, **arguments)

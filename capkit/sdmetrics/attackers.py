@@ -7,8 +7,9 @@ the synthetic data and predicts the sensitive columns of every real record from 
 specification (how it predicts, how keys are encoded, the scikit-learn estimator with
 SDMetrics' defaults) plus SDMetrics' two conventions that capkit's registry does not model:
 
-* encoders fitted on the synthetic data only, an unseen real key value meaning no prediction,
-  sparse one-hot input (:mod:`capkit.sdmetrics.encoding`);
+* encoders fitted on the synthetic data only, an unseen real key value meaning no prediction
+  (:mod:`capkit.sdmetrics.encoding`; the one-hot matrix is sparse, the registry's ``sparse``,
+  which changes how k-NN breaks ties);
 * several sensitive columns predicted either by one estimator per column (``per_column``:
   SDMetrics' NB and SVM wrappers) or by one multi-output estimator (KNN, random forest).
 
@@ -51,9 +52,10 @@ SPECS: dict[str, Attacker] = {
     "nb": Attacker("sdmetrics-nb", "estimator", CategoricalNB(), keys_as="ordinal",
                    numeric_as="category"),
     "knn": Attacker("sdmetrics-knn", "estimator", KNeighborsClassifier(),
-                    numeric_as="category"),
-    "rf": Attacker("sdmetrics-rf", "estimator", RandomForestClassifier(), numeric_as="category"),
-    "svm": Attacker("sdmetrics-svm", "estimator", SVC(), numeric_as="category"),
+                    numeric_as="category", sparse=True),
+    "rf": Attacker("sdmetrics-rf", "estimator", RandomForestClassifier(), numeric_as="category",
+                   sparse=True),
+    "svm": Attacker("sdmetrics-svm", "estimator", SVC(), numeric_as="category", sparse=True),
     "lr": Attacker("sdmetrics-lr", "estimator", LinearRegression(), numeric_as="raw"),
     "mlp": Attacker("sdmetrics-mlp", "estimator", MLPRegressor(), numeric_as="raw"),
     "svr": Attacker("sdmetrics-svr", "estimator", SVR(), numeric_as="raw"),
@@ -86,7 +88,8 @@ class SklearnAttacker:
             return codes
         if self.spec.keys_as == "ordinal":
             return ordinal(codes)
-        return one_hot(codes, self.key_levels)
+        matrix = one_hot(codes, self.key_levels)
+        return matrix if self.spec.sparse else matrix.toarray()
 
     def fit(self, synthetic: pd.DataFrame, keys: Sequence[str], sensitive: Sequence[str]
             ) -> SklearnAttacker:

@@ -37,6 +37,7 @@ class Inputs:
     changes: list[str]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    holdout: pd.DataFrame | None = None
 
 
 def _value_text(value: object) -> str:
@@ -164,8 +165,14 @@ def load_inputs(
     min_target_levels: int = 2,
     sep: str | None = None,
     target_na_option: str = "--no-target-na",
+    holdout: Path | None = None,
+    all_columns: bool = False,
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
+
+    ``holdout``: a file of records not used for the synthesis, read and aligned like the
+    synthetic files (``Inputs.holdout``). ``all_columns``: read and align every column of the
+    original file, not only the keys and targets (``capkit report``).
 
     Raises :class:`CapkitError` for: a missing / unreadable / empty file; a CSV file read with
     the wrong delimiter (``sep``, :func:`capkit.data.io.separator`); duplicated column names;
@@ -190,10 +197,14 @@ def load_inputs(
         targets = _default_targets(headers[0], orig_header, keys)
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
     needed = keys + targets
+    if all_columns:
+        needed += [c for c in io.read_columns(original, "original", sep) if c not in needed]
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
                                column_roles=roles, sep=sep) for p in synthetic]
+    hold_file = None if holdout is None else io.read_table(
+        holdout, needed, role="holdout", na_values=na_values, column_roles=roles, sep=sep)
     for f in [orig_file, *syn_files]:
         _check_keys_present(f.label, {k: int(f.frame[k].count()) for k in keys})
     n = len(orig_file.frame)
@@ -202,7 +213,10 @@ def load_inputs(
     kept = _targets_with_levels(
         targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
         warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
-    aligned = align_frames(orig_file.frame, [f.frame for f in syn_files], keys + kept)
+    columns = [c for c in needed if c in keys + kept or all_columns]
+    extra = [] if hold_file is None else [hold_file.frame]
+    aligned = align_frames(orig_file.frame, [f.frame for f in syn_files] + extra, columns)
+    hold_frame = aligned.synthetics.pop() if hold_file is not None else None
     notes = _extra_column_note(headers[0], orig_file.columns)
     notes += _missing_target_notes(
         {t: int(orig_file.frame[t].isna().sum()) for t in kept},
@@ -211,9 +225,11 @@ def load_inputs(
     lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
     lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
               for j, f in enumerate(syn_files, start=1)]
-    lines.append(f"columns read: {', '.join(keys + kept)}")
+    if hold_file is not None:
+        lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
+    lines.append(f"columns read: {', '.join(columns)}")
     return Inputs(aligned.original, aligned.synthetics, keys, kept, lines, aligned.changes,
-                  warnings, notes)
+                  warnings, notes, hold_frame)
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]

@@ -12,6 +12,7 @@ import click
 
 from capkit.cli.cap import cap
 from capkit.cli.disclosure import disclosure
+from capkit.cli.report import report
 from capkit.cli.reproduce import reproduce
 
 
@@ -34,3 +35,4 @@ def main() -> None:
 main.add_command(reproduce)
 main.add_command(disclosure)
 main.add_command(cap)
+main.add_command(report)

@@ -161,6 +161,6 @@ def worst(levels: list[str]) -> str:
     return present[0] if present else "not flagged"
 
 
-__all__ = ["ACTIONS", "DISCO_REVIEW", "LEVELS", "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES", "Verdict",
-           "against_baseline", "against_control", "checks", "copies_without_control",
+__all__ = ["ACTIONS", "DISCO_REVIEW", "LEVELS", "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES",
+           "Verdict", "against_baseline", "against_control", "checks", "copies_without_control",
            "disco_without_control", "not_judged", "worst"]

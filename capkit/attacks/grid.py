@@ -27,7 +27,7 @@ from capkit.counts.encode import (
 )
 from capkit.counts.tables import KeyTargetTable, Table, crosstab
 from capkit.data.labels import is_numeric
-from capkit.errors import CapkitError, ContinuousTargetWarning
+from capkit.errors import CapkitError, CapkitWarning, ContinuousTargetWarning
 
 #: Groups of records an attack trains on or scores.
 GROUPS = ("synthetic", "members", "holdout")
@@ -126,8 +126,8 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
         warnings.warn(
             f"holdout: {shared} of its {len(holdout)} rows are identical to an original record "
             "on every column. A record in both groups blurs the membership control; if the split "
-            "was by record, these are different people with the same values: pass "
-            "check_overlap=False.", UserWarning, stacklevel=4)
+            "was by record, these are different people with the same values and the warning "
+            "can be ignored (check_overlap=False silences it).", CapkitWarning, stacklevel=4)
 
 
 def _check_coding(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],

@@ -40,8 +40,11 @@ class CapRun:
 
 
 def _crosstab(inputs: Inputs, j: int, target: str, options: dict[str, object]) -> object:
-    """The counts of target x keys for synthesis j (1-based); a disjoint column's error names
-    the synthetic file when there are several."""
+    """The counts of target x keys for synthesis j (1-based), with the holdout's on the same
+    grid when there is one; a disjoint column's error names the synthetic file when there are
+    several."""
+    if inputs.holdout is not None:
+        options = {**options, "holdout": inputs.holdout}
     try:
         return crosstab(inputs.original, inputs.synthetics[j - 1], inputs.keys, target,
                         **options)
@@ -58,12 +61,15 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
     synthesis in percent, from one :func:`capkit.counts.tables.crosstab` per pair; per-record
     CAP (Definition 1, a probability) when ``with_records``: ``cap_<target>_syn<j>``, empty
     where the record's key does not occur in synthetic file j (no guess) or the record was
-    left out by ``dropna``."""
+    left out by ``dropna``. With ``inputs.holdout`` each row adds the holdout's CAP v1, the
+    difference and the risk of the membership control (:class:`capkit.cap.CapControl`)."""
     if engine not in CAP_ENGINES:
         raise CapkitError(f"engine must be one of {CAP_ENGINES}, got {engine!r}")
     if with_records and engine != "pandas":
         raise CapkitError("--records needs --engine pandas: the other engines count without "
                           "bringing records back to Python")
+    if inputs.holdout is not None and engine != "pandas":
+        raise CapkitError(f"--holdout needs --engine pandas, got --engine {engine}")
     count_options: dict[str, object] = {"dropna": dropna,
                                         "allow_disjoint_levels": allow_disjoint_levels}
     if engine != "pandas":
@@ -94,6 +100,15 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
                     "correct predictions": 100 * capm.correct_predictions(o, s) / n,
                     "key not in synthetic": 100 * (1 - covered / n),
                 })
+                if table.holdout is not None:
+                    control = capm.average_cap(o, s, 1, holdout=table.holdout)
+                    low, high = control.comparison.risk_ci
+                    rows[-1].update({
+                        "holdout records": control.n_holdout,
+                        "holdout CAP v1": 100 * control.holdout,
+                        "difference": 100 * control.difference,
+                        "risk": 100 * control.comparison.risk,
+                        "risk low": 100 * low, "risk high": 100 * high})
                 if with_records:
                     individual = capm.individual_cap(o, s)
                     i, jj = table.record_cell[:, 0], table.record_cell[:, 1]
@@ -125,13 +140,14 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
 @click.option("--dropna", is_flag=True,
               help="Leave out records with a missing key or target (default: missing is a "
                    "level of its own).")
+@opts.HOLDOUT
 @click.option("--records", type=click.Path(path_type=Path), default=None,
               help="Write the CAP of every original record to this CSV file: one column "
                    "cap_<target>_syn<j> per target and synthesis, a probability in [0, 1], "
                    "empty where the record's key is absent from synthetic file j.")
 def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
         sep: str | None, allow_disjoint_levels: bool, engine: str, quiet: bool, targets: str,
-        dropna: bool, records: Path | None) -> None:
+        dropna: bool, holdout: Path | None, records: Path | None) -> None:
     """Baillargeon & Charest's CAP of SYNTHETIC file(s) made from the ORIGINAL file.
 
     For each target and synthesis, in percent: the average CAP version 1 (Definition 2: over
@@ -139,7 +155,8 @@ def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_va
     records whose key appears in the synthetic data), the baseline CAP (sum of squared target
     shares), and the share of original records an intruder predicts right with the most
     frequent synthetic target of their key. ``--records FILE`` writes the individual CAP
-    (Definition 1, a probability) of every original record.
+    (Definition 1, a probability) of every original record. ``--holdout FILE`` adds the CAP of
+    records that were not used for the synthesis, and the membership control.
     """
 
     def body() -> None:
@@ -151,8 +168,9 @@ def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_va
         if records is not None and engine != "pandas":
             raise CapkitError("--records needs --engine pandas: the other engines count "
                               "without bringing records back to Python")
+        opts.check_holdout(holdout, engine)
         inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","),
-                             sep=sep, target_na_option="--dropna")
+                             sep=sep, target_na_option="--dropna", holdout=holdout)
         opts.notes(inputs, quiet)
         with opts.measure_warnings(quiet) as found:
             result = compute_cap(inputs, dropna=dropna, engine=engine, quiet=quiet,

@@ -89,7 +89,8 @@ class DisclosureRun:
 def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
                    engine: str = "pandas", sep: str | None = None) -> DisclosureRun:
     """``disclosure_summary`` over all targets, with its progress bar unless ``quiet``, and
-    the average CAP version 2 of each target.
+    the average CAP version 2 of each target; with ``inputs.holdout`` the summary carries the
+    membership control (``summary.control``).
 
     With ``engine`` "duckdb" or "spark", ``inputs`` come from :func:`load_engine_inputs` (file
     paths) and the engine counts. The measures' warnings are collected (and printed on stderr
@@ -99,6 +100,10 @@ def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
     not_lev = per.pop("not_targetlev", {})
     if not_lev:
         per["not_targetslev"] = [not_lev.get(t, "") for t in inputs.targets]
+    if inputs.holdout is not None:
+        if engine != "pandas":
+            raise CapkitError(f"--holdout needs --engine pandas, got the {engine} engine")
+        per["holdout"] = inputs.holdout
     if engine == "pandas":
         sources = contextlib.nullcontext((inputs.original, inputs.synthetics))
     else:
@@ -169,6 +174,7 @@ def _engine_sources(inputs: Inputs, engine: str, sep: str | None = None
               help="2-way check thresholds [default: 4,80].")
 @click.option("--cont-na", multiple=True, metavar="COLUMN=VALUE",
               help="A special/missing code of a numeric column (repeatable).")
+@opts.HOLDOUT
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
               help="Draw the summary plot into this .png or .svg file.")
 def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None,
@@ -177,14 +183,15 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
                exclude_over_denom_lim: bool, not_targetlev: tuple[str, ...], no_keys_na: bool,
                no_target_na: bool, ngroups_targets: int | None, ngroups_keys: int | None,
                thresh_1way: str | None, thresh_2way: str | None, cont_na: tuple[str, ...],
-               plot_path: Path | None) -> None:
+               holdout: Path | None, plot_path: Path | None) -> None:
     """synthpop's disclosure measures of SYNTHETIC file(s) made from the ORIGINAL file.
 
     FILES are the original file, then one synthetic file per synthesis (CSV, Parquet, .rda or
     .rds; a quoted glob such as 'syn1/*.parquet' is one data set). Prints the identity
     measures (UiO, repU), the attribute table of disclosure_summary (Dorig and DiSCO per
     target), the CAP family (baseline, CAP versions 1 and 2, DCAP, TCAP) and the targets or
-    target-key pairs flagged by the 1-way and 2-way checks.
+    target-key pairs flagged by the 1-way and 2-way checks. ``--holdout FILE`` adds DiSCO
+    and DCAP of records that were not used for the synthesis (the membership control).
     """
 
     def body() -> None:
@@ -197,10 +204,12 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         t2 = _thresholds(thresh_2way, "--thresh-2way")
         not_lev = dict(opts.pairs(not_targetlev, "--not-targetlev"))
         cont_pairs = opts.pairs(cont_na, "--cont-na")
-        chosen = choose_disclosure_engine(engine, original, synthetic)
+        opts.check_holdout(holdout, engine)
+        chosen = "pandas" if holdout is not None else choose_disclosure_engine(
+            engine, original, synthetic)
         if chosen == "pandas":
             inputs = load_inputs(original, synthetic, key_list, target_list,
-                                 na_values.split(","), sep=sep)
+                                 na_values.split(","), sep=sep, holdout=holdout)
         else:
             for used, option in ((cont_pairs, "--cont-na"), (ngroups_targets, "--ngroups-targets"),
                                  (ngroups_keys, "--ngroups-keys"),

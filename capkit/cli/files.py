@@ -26,7 +26,8 @@ class Inputs:
 
     ``warnings`` are problems the user should look at (a key unique for every record),
     ``notes`` facts about the data worth knowing (missing target values, unused columns),
-    ``changes`` the type alignment of :func:`capkit.data.align.align_frames`.
+    ``changes`` the type alignment of :func:`capkit.data.align.align_frames`; ``holdout`` the
+    records not used for the synthesis (``--holdout``, aligned like a synthesis), or None.
     """
 
     original: pd.DataFrame
@@ -37,6 +38,7 @@ class Inputs:
     changes: list[str]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    holdout: pd.DataFrame | None = None
 
 
 def _value_text(value: object) -> str:
@@ -164,6 +166,7 @@ def load_inputs(
     min_target_levels: int = 2,
     sep: str | None = None,
     target_na_option: str = "--no-target-na",
+    holdout: Path | None = None,
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
 
@@ -174,7 +177,9 @@ def load_inputs(
     cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values as
     there are records (every record unique), and when a default target is skipped. Notes
     (``Inputs.notes``) the missing values of each target (with ``target_na_option``, the
-    command's option that leaves them out) and synthetic columns the original lacks.
+    command's option that leaves them out) and synthetic columns the original lacks. A
+    ``holdout`` file (records of the same population not used for the synthesis) is read with
+    the same columns and aligned to the original's types like a synthesis.
     """
     _check_file_arguments(synthetic, keys, targets)
     headers = [io.read_columns(p, "synthetic", sep) if io.exists(p) else None
@@ -194,7 +199,9 @@ def load_inputs(
                               column_roles=roles, sep=sep)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
                                column_roles=roles, sep=sep) for p in synthetic]
-    for f in [orig_file, *syn_files]:
+    hold_file = None if holdout is None else io.read_table(
+        holdout, needed, role="holdout", na_values=na_values, column_roles=roles, sep=sep)
+    for f in [orig_file, *syn_files, *([hold_file] if hold_file else [])]:
         _check_keys_present(f.label, {k: int(f.frame[k].count()) for k in keys})
     n = len(orig_file.frame)
     warnings = _unique_key_warnings(
@@ -202,7 +209,15 @@ def load_inputs(
     kept = _targets_with_levels(
         targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
         warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
-    aligned = align_frames(orig_file.frame, [f.frame for f in syn_files], keys + kept)
+    frames = [f.frame for f in syn_files] + ([hold_file.frame] if hold_file else [])
+    names = None
+    if hold_file is not None:
+        names = ["the synthetic file"] if len(syn_files) == 1 else [
+            f"synthetic file {j}" for j in range(1, len(syn_files) + 1)]
+        names.append("the holdout file")
+    aligned = align_frames(orig_file.frame, frames, keys + kept, names=names)
+    syntheses = aligned.synthetics[:len(syn_files)]
+    held = aligned.synthetics[len(syn_files)] if hold_file else None
     notes = _extra_column_note(headers[0], orig_file.columns)
     notes += _missing_target_notes(
         {t: int(orig_file.frame[t].isna().sum()) for t in kept},
@@ -211,9 +226,11 @@ def load_inputs(
     lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
     lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
               for j, f in enumerate(syn_files, start=1)]
+    if hold_file is not None:
+        lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
     lines.append(f"columns read: {', '.join(keys + kept)}")
-    return Inputs(aligned.original, aligned.synthetics, keys, kept, lines, aligned.changes,
-                  warnings, notes)
+    return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
+                  warnings, notes, held)
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]

@@ -1,6 +1,6 @@
 """The ``capkit`` command group: one module per command (:mod:`~capkit.cli.reproduce`,
-:mod:`~capkit.cli.disclosure`, :mod:`~capkit.cli.cap`), the shared file reader
-(:mod:`~capkit.cli.files`) and options (:mod:`~capkit.cli.options`).
+:mod:`~capkit.cli.disclosure`, :mod:`~capkit.cli.cap`, :mod:`~capkit.cli.attack`), the shared
+file reader (:mod:`~capkit.cli.files`) and options (:mod:`~capkit.cli.options`).
 
 Every problem with the inputs is reported as ``Error: <message>`` with a non-zero exit code,
 before anything is written: results are computed in full first, files written last.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from capkit.cli.attack import attack
 from capkit.cli.cap import cap
 from capkit.cli.disclosure import disclosure
 from capkit.cli.reproduce import reproduce
@@ -34,3 +35,4 @@ def main() -> None:
 main.add_command(reproduce)
 main.add_command(disclosure)
 main.add_command(cap)
+main.add_command(attack)

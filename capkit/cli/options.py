@@ -127,6 +127,23 @@ COMMON = [
 ]
 
 
+HOLDOUT = click.option(
+    "--holdout", type=click.Path(path_type=Path), default=None,
+    help="Records of the same population that were NOT used to make the synthetic data (same "
+         "columns as the original): the measures are computed for them too and compared with "
+         "the original's (the membership control; --engine pandas).")
+
+
+def check_holdout(holdout: Path | None, engine: str) -> None:
+    """``--holdout`` must exist, and needs the pandas engine (the records are compared)."""
+    if holdout is None:
+        return
+    if not holdout.exists():
+        raise CapkitError(f"--holdout file {str(holdout)!r} does not exist")
+    if engine not in ("pandas", "auto"):
+        raise CapkitError(f"--holdout needs --engine pandas, got --engine {engine}")
+
+
 def common_options(fn: Callable) -> Callable:
     for decorator in reversed(COMMON):
         fn = decorator(fn)

@@ -225,6 +225,8 @@ def align_frames(
     original: pd.DataFrame,
     synthetics: Sequence[pd.DataFrame],
     columns: Sequence[str] | None = None,
+    *,
+    names: Sequence[str] | None = None,
 ) -> Alignment:
     """Align the column types of an original and its synthetic frames (synorig.compare).
 
@@ -236,6 +238,9 @@ def align_frames(
         One or more synthetic data sets (one per synthesis).
     columns
         The columns to align (default: those of ``original``). Each must be in every frame.
+    names
+        How messages name each frame of ``synthetics`` (default "the synthetic file", or
+        "synthetic file j" for several); e.g. a holdout aligned with the syntheses.
 
     Returns
     -------
@@ -253,7 +258,9 @@ def align_frames(
     if not synthetics:
         raise CapkitError("synthetics is empty: give at least one synthetic data set")
     cols = list(original.columns) if columns is None else list(columns)
-    names = _names(len(synthetics))
+    names = _names(len(synthetics)) if names is None else ["the original file", *names]
+    if len(names) != len(frames):
+        raise CapkitError(f"names must name each of the {len(synthetics)} synthetic frames")
     for frame, name in zip(frames, names, strict=True):
         if not isinstance(frame, pd.DataFrame):
             raise CapkitError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")

@@ -9,11 +9,42 @@ synthetic data. Every number column says its unit.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from capkit.report.model import Report, Section, Table
 
 _COLUMNS = ["records", "baseline", "CAP v1", "CAP v2", "correct predictions",
             "key not in synthetic"]
-_UNITS = {c: "%" for c in _COLUMNS} | {"records": "count"}
+_UNITS = {c: "%" for c in _COLUMNS} | {"records": "count", "holdout records": "count",
+                                        "holdout CAP v1": "%", "difference": "points",
+                                        "risk": "%", "risk low": "%", "risk high": "%"}
+
+
+_CONTROL = ["CAP v1", "holdout CAP v1", "difference", "risk", "risk low", "risk high"]
+
+
+def _control_section(table: pd.DataFrame) -> Section:
+    """Members' against holdout's CAP v1 per target (mean over syntheses)."""
+    mean = table.groupby("target", sort=False)[_CONTROL].mean()
+    items = []
+    for target, row in mean.iterrows():
+        verdict = ("the synthetic data tells as much about people who were not in the data: "
+                   "inference about the population" if row["risk low"] == 0 else
+                   "the synthetic data tells more about its own records than about others: "
+                   "membership disclosure")
+        items.append(f"Target '{target}': CAP v1 {row['CAP v1']:.2f}% for the original records "
+                     f"against {row['holdout CAP v1']:.2f}% for the holdout; risk "
+                     f"{row['risk']:.2f}% [{row['risk low']:.2f}, {row['risk high']:.2f}]: "
+                     f"{verdict}.")
+    units = {c: "%" for c in _CONTROL} | {"difference": "points"}
+    return Section(
+        "Membership control", items=items,
+        paragraphs=["The holdout holds records of the same population that were not used to "
+                    "make the synthetic data. Their CAP is what the synthetic data says about "
+                    "anyone; only the original records' excess is disclosure about them. "
+                    "Risk = (m - c) / (1 - c) of the two average CAPs, with its interval "
+                    "(capkit.membership)."],
+        tables=[Table("CAP v1 of original and holdout records", mean, units=units)])
 
 
 def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: ANN001
@@ -45,6 +76,8 @@ def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: 
                            "whose most frequent synthetic target (ties shared) is right. "
                            "100 - CAP v2 and 100 - CAP v1 are SDMetrics' CategoricalCAP and "
                            "CategoricalZeroCAP scores, in percent.")])]
+    if "holdout CAP v1" in table.columns:
+        sections.append(_control_section(table))
     if m > 1:
         sections.append(Section("Per synthesis", tables=[
             Table("All syntheses", table.set_index(["target", "synthesis"]).reset_index(),

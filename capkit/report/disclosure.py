@@ -137,6 +137,35 @@ def _flags(run) -> tuple[list[str], list[Table]]:  # noqa: ANN001
     return items, tables
 
 
+def _control_section(control: pd.DataFrame) -> Section:
+    """DiSCO and DCAP of the original records against the holdout's, per target."""
+    frame = control.set_index(["target", "measure"])
+    items = []
+    for (target, measure), row in frame.iterrows():
+        if measure == "baseCAPd":
+            continue
+        verdict = ("no more than for people outside the data" if row["risk_low"] == 0 else
+                   "more than for people outside the data: membership disclosure")
+        items.append(f"Target '{target}', {measure}: {row['members']:.2f}% of the original "
+                     f"records against {row['holdout']:.2f}% of the holdout; risk "
+                     f"{100 * row['risk']:.2f}% [{100 * row['risk_low']:.2f}, "
+                     f"{100 * row['risk_high']:.2f}], {verdict}.")
+    shown = frame.reset_index()
+    for column in ("risk", "risk_low", "risk_high"):
+        shown[column] = 100 * shown[column]
+    units = {c: "%" for c in ("members", "holdout", "risk", "risk_low", "risk_high")}
+    return Section(
+        "Membership control", items=items,
+        paragraphs=["The holdout holds records of the same population that were not used to "
+                    "make the synthetic data, measured with the same options. What the "
+                    "synthetic data discloses about them is inference about the population; "
+                    "only the original records' excess is disclosure about them. Risk = "
+                    "(m - c) / (1 - c) of the two groups' shares, with its interval "
+                    "(capkit.membership); baseCAPd is each group's no-information level."],
+        tables=[Table("Original records (members) against holdout", shown, index=False,
+                      units=units | {"difference": "points"})])
+
+
 def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN001
                       figure_svg: bytes | None = None) -> Report:
     """The :class:`Report` of a ``capkit disclosure`` run."""
@@ -202,6 +231,9 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
                        "records whose key occurs in the synthetic data; TCAP over the same "
                        "records, counting only a unanimous synthetic key as a prediction."),
         ]))
+
+    if getattr(summary, "control", None) is not None:
+        sections.append(_control_section(summary.control))
 
     notes: list[str] = []
     notes += [f"Warning: {w}" for w in inputs.warnings]

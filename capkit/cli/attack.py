@@ -1,0 +1,138 @@
+"""``capkit attack ORIGINAL SYNTHETIC... --keys ... --targets ...``: attribute disclosure as
+classification (Hittmeir, Mayer & Ekelhart, "A Baseline for Attribute Disclosure Risk in
+Synthetic Data", ACM CODASPY 2020) with the membership control (``--holdout``), as text,
+markdown, json or a self-contained html page with the figure.
+
+Every attacker (:mod:`capkit.attacks.attackers`) is trained on each synthetic file and on the
+original file (the upper bound), next to the dummy, on every combination of ``--key-length`` of
+the ``--keys``; each predicts the target of every original record, and of every holdout record.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from capkit import plots
+from capkit.attacks import baseline_table
+from capkit.attacks.attackers import REGISTRY
+from capkit.cli import options as opts
+from capkit.cli.files import Inputs, load_inputs
+from capkit.errors import CapkitError
+from capkit.plots.attacks import attack_rates
+from capkit.report import render
+from capkit.report.attack import attack_report
+
+
+@dataclass
+class AttackRun:
+    """Results of ``capkit attack``: the baseline table (one row per synthesis, key set,
+    target, attacker, training and scored group), how it was run, and the measures'
+    warnings."""
+
+    table: pd.DataFrame
+    inputs: Inputs
+    key_length: int
+    seed: int
+    tolerance: float
+    warnings: list[str] = field(default_factory=list)
+
+
+def _attackers(value: str | None) -> list[str] | None:
+    """The names of ``--attackers``, each known for some target kind."""
+    names = opts.split(value, "--attackers")
+    if names is None:
+        return None
+    known = sorted({*REGISTRY["categorical"], *REGISTRY["numeric"]})
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise CapkitError(f"--attackers: unknown attacker {unknown[0]!r}; choose from "
+                          f"{', '.join(known)}")
+    return names
+
+
+def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] | None,
+               seed: int, tolerance: float, allow_disjoint_levels: bool, quiet: bool
+               ) -> AttackRun:
+    """:func:`capkit.attacks.baseline_table` on the inputs (every synthesis), its progress
+    bar unless ``quiet``, the measures' warnings collected."""
+    length = len(inputs.keys) if key_length is None else key_length
+    if not 1 <= length <= len(inputs.keys):
+        raise CapkitError(f"--key-length must be from 1 to the number of --keys "
+                          f"({len(inputs.keys)}), got {key_length}")
+    with opts.measure_warnings(quiet) as found:
+        table = baseline_table(inputs.original, inputs.synthetics, inputs.keys, inputs.targets,
+                               key_length=length, attackers=attackers, holdout=inputs.holdout,
+                               seed=seed, tolerance=tolerance, progress=not quiet,
+                               allow_disjoint_levels=allow_disjoint_levels)
+    return AttackRun(table, inputs, length, seed, tolerance, found)
+
+
+@click.command()
+@opts.common_options
+@click.option("--targets", "--target", "targets", required=True, metavar="T1,T2,...",
+              help="Target column(s) the intruder predicts; each is attacked on its own.")
+@click.option("--holdout", type=click.Path(path_type=Path), default=None,
+              help="Records of the same population that were NOT used to make the synthetic "
+                   "data (same columns as the original): every attack is scored on them too, "
+                   "and the report compares members with holdout (the membership control).")
+@click.option("--attackers", default=None, metavar="A1,A2,...",
+              help="Attackers to run [default: cap,gcap,nn,rf,svm,nb,knn,lr,ensemble; nb is "
+                   "replaced by mlp for a numeric target]; the dummy is always added.")
+@click.option("--key-length", type=int, default=None, metavar="K",
+              help="Attack every combination of K of the --keys [default: all keys at once].")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the estimators and of the tie draws.")
+@click.option("--tolerance", type=float, default=0.05, show_default=True,
+              help="Numeric target: a guess within tolerance x |true value| is right.")
+@click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
+              help="Draw the success rates into this .png or .svg file.")
+def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
+           sep: str | None, allow_disjoint_levels: bool, quiet: bool, targets: str,
+           holdout: Path | None, attackers: str | None, key_length: int | None, seed: int,
+           tolerance: float, plot_path: Path | None) -> None:
+    """Attribute attacks on SYNTHETIC file(s) made from the ORIGINAL file.
+
+    An intruder who knows the keys of a real record and holds the synthetic data predicts the
+    record's target with a classifier trained on the synthetic data (Hittmeir, Mayer &
+    Ekelhart 2020): the CAP majority vote, the generalized CAP, the nearest record, random
+    forest, SVM, naive Bayes, k-NN, logistic regression and their vote; the same attackers
+    trained on the original data (upper bound) and the dummy (lower bound). With --holdout,
+    the report says whether the attack does better on the members than on people who were
+    not in the data.
+    """
+
+    def body() -> None:
+        original, synthetic = opts.original_and_synthetic(files)
+        key_list = opts.split(keys, "--keys")
+        target_list = opts.split(targets, "--targets")
+        chosen = _attackers(attackers)
+        opts.check_output(output, "--output")
+        opts.check_output(plot_path, "--plot", (".png", ".svg"))
+        if holdout is not None and not holdout.exists():
+            raise CapkitError(f"--holdout file {str(holdout)!r} does not exist")
+        inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","),
+                             sep=sep, holdout=holdout)
+        opts.notes(inputs, quiet)
+        result = run_attack(inputs, key_length=key_length, attackers=chosen, seed=seed,
+                            tolerance=tolerance, allow_disjoint_levels=allow_disjoint_levels,
+                            quiet=quiet)
+        with tempfile.TemporaryDirectory() as tmp:
+            saved: list[Path] = []
+            if plot_path is not None or fmt == "html":
+                saved = plots.save(attack_rates(result.table), "attack_rates", tmp)
+            report = attack_report(result, opts.command_line(), opts.versions(),
+                                   saved[1].read_bytes() if saved else None)
+            text = render(report, fmt)
+            # everything computed: now write
+            opts.emit(text, output)
+            if plot_path is not None:
+                source = saved[0] if plot_path.suffix.lower() == ".png" else saved[1]
+                shutil.copyfile(source, plot_path)
+
+    opts.run_reporting_errors(body)

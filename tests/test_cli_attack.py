@@ -1,0 +1,157 @@
+"""`capkit attack`, and `--holdout` of `capkit cap` / `capkit disclosure`: the numbers of the
+reports equal the library's on the same frames; bad input is one `Error:` line, nothing
+written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from capkit import attacks, cap
+from capkit.cli import main
+from capkit.counts.tables import crosstab
+from capkit.disclosure import disclosure_summary
+
+
+def _frame(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["F", "M"], n)
+    region = rng.choice(["north", "south", "east"], n)
+    smoke = np.where((sex == "M") & (rng.random(n) < 0.6), "yes", rng.choice(["yes", "no"], n))
+    return pd.DataFrame({"sex": sex, "age": rng.integers(20, 26, n), "region": region,
+                         "smoke": smoke, "income": rng.normal(100, 20, n).round(1)})
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    frames = {"orig": _frame(160, 1), "syn": _frame(150, 2), "hold": _frame(140, 3)}
+    paths = {}
+    for name, frame in frames.items():
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    return paths
+
+
+def run(args: list[object]):  # noqa: ANN201
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _read(files: dict[str, Path]) -> dict[str, pd.DataFrame]:
+    return {name: pd.read_csv(path) for name, path in files.items()}
+
+
+def _table(report: dict, title: str) -> pd.DataFrame:
+    for section in report["sections"]:
+        for table in section["tables"]:
+            if table["title"] == title:
+                return pd.DataFrame(table["data"], columns=table["columns"],
+                                    index=table["index"])
+    raise AssertionError(f"no table {title!r}")
+
+
+def test_attack_report_equals_library(files: dict[str, Path]) -> None:
+    result = run(["attack", files["orig"], files["syn"], "--keys", "sex,age,region",
+                  "--targets", "smoke,income", "--holdout", files["hold"], "--key-length", "2",
+                  "--attackers", "cap,gcap,lr", "--format", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    frames = _read(files)
+    table = attacks.baseline_table(frames["orig"], frames["syn"], ["sex", "age", "region"],
+                                   ["smoke", "income"], key_length=2,
+                                   attackers=["cap", "gcap", "lr"], holdout=frames["hold"],
+                                   progress=False)
+    shown = _table(report, "Success rate by attacker").set_index(["target", "attacker"])
+    members = table[(table["trained_on"] == "synthetic") & (table["scored_on"] == "members")]
+    expected = members.groupby(["target", "attacker"])["rate"].mean()
+    for (target, attacker), rate in expected.items():
+        assert shown.loc[(target, attacker), "synthetic-trained, members"] == pytest.approx(
+            100 * rate, rel=1e-12)
+    single = attacks.attribute_attack(frames["orig"], frames["syn"], ["sex", "region"],
+                                      "smoke", attacker="gcap", holdout=frames["hold"])
+    sets = _table(report, "The strongest synthetic-trained attacker of each key set")
+    assert len(sets) == 3 * 2  # key pairs x targets
+    assert single.rate in set(table.query("keys == 'sex + region' and target == 'smoke' and "
+                                          "trained_on == 'synthetic' and scored_on == "
+                                          "'members'")["rate"])
+    items = " ".join(report["sections"][0]["items"])
+    assert "Target 'smoke'" in items and "On the holdout" in items and "dummy" in items
+
+
+def test_attack_html_and_plot(files: dict[str, Path], tmp_path: Path) -> None:
+    out, plot = tmp_path / "r.html", tmp_path / "r.svg"
+    result = run(["attack", files["orig"], files["syn"], "--keys", "sex,region", "--targets",
+                  "smoke", "--attackers", "gcap,nb", "--format", "html", "-o", out,
+                  "--plot", plot, "-q"])
+    assert result.exit_code == 0, result.output
+    assert "data:image/svg+xml;base64" in out.read_text()
+    assert plot.read_text().startswith("<?xml")
+    text = run(["attack", files["orig"], files["syn"], "--keys", "sex,region", "--targets",
+                "smoke", "--attackers", "gcap", "-q"]).output
+    assert "Without a holdout" in text
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--attackers", "cap,oracle"], "--attackers: unknown attacker 'oracle'"),
+    (["--key-length", "3"], "--key-length must be from 1 to the number of --keys (2)"),
+    (["--holdout", "missing.csv"], "--holdout file 'missing.csv' does not exist"),
+    (["--targets", "sex"], "target column 'sex' is also a key"),
+])
+def test_attack_bad_input(files: dict[str, Path], tmp_path: Path, extra: list[str],
+                          message: str) -> None:
+    out = tmp_path / "report.txt"
+    args = ["attack", files["orig"], files["syn"], "--keys", "sex,region", "--targets", "smoke",
+            *extra, "-o", out, "-q"]
+    result = run(args)
+    assert result.exit_code != 0
+    assert message in result.output, result.output
+    assert not out.exists()
+
+
+def test_holdout_with_another_column_type(files: dict[str, Path], tmp_path: Path) -> None:
+    holdout = pd.read_csv(files["hold"]).drop(columns="smoke")
+    path = tmp_path / "bad_hold.csv"
+    holdout.to_csv(path, index=False)
+    result = run(["attack", files["orig"], files["syn"], "--keys", "sex", "--targets", "smoke",
+                  "--holdout", path, "-q"])
+    assert result.exit_code != 0 and "smoke" in result.output and "holdout" in result.output
+
+
+def test_cap_holdout_equals_library(files: dict[str, Path]) -> None:
+    result = run(["cap", files["orig"], files["syn"], "--keys", "sex,region", "--targets",
+                  "smoke", "--holdout", files["hold"], "--format", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    frames = _read(files)
+    table = crosstab(frames["orig"], frames["syn"], ["sex", "region"], "smoke",
+                     holdout=frames["hold"])
+    control = cap.average_cap(table.original, table.synthetic, holdout=table.holdout)
+    shown = _table(json.loads(result.output), "CAP v1 of original and holdout records")
+    row = shown.iloc[0]
+    assert row["CAP v1"] == pytest.approx(100 * control.members, rel=1e-12)
+    assert row["holdout CAP v1"] == pytest.approx(100 * control.holdout, rel=1e-12)
+    assert row["risk"] == pytest.approx(100 * control.comparison.risk, abs=1e-12)
+    plain = run(["cap", files["orig"], files["syn"], "--keys", "sex,region", "--targets",
+                 "smoke", "--format", "json", "-q"])
+    assert _table(json.loads(plain.output), "Average CAP by target")["CAP v1"].iloc[0] == \
+        row["CAP v1"]
+    engine = run(["cap", files["orig"], files["syn"], "--keys", "sex", "--targets", "smoke",
+                  "--holdout", files["hold"], "--engine", "duckdb", "-q"])
+    assert engine.exit_code != 0 and "--holdout needs --engine pandas" in engine.output
+
+
+def test_disclosure_holdout_equals_library(files: dict[str, Path]) -> None:
+    result = run(["disclosure", files["orig"], files["syn"], "--keys", "sex,region",
+                  "--targets", "smoke", "--holdout", files["hold"], "--format", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    frames = _read(files)
+    summary = disclosure_summary(frames["syn"], frames["orig"], ["sex", "region"], ["smoke"],
+                                 compare_synorig=False, holdout=frames["hold"])
+    shown = _table(json.loads(result.output), "Original records (members) against holdout")
+    expected = summary.control
+    np.testing.assert_allclose(shown["members"], expected["members"], rtol=1e-12)
+    np.testing.assert_allclose(shown["holdout"], expected["holdout"], rtol=1e-12)
+    assert list(shown["measure"]) == ["DiSCO", "DCAP", "baseCAPd"]

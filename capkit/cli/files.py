@@ -167,8 +167,12 @@ def load_inputs(
     sep: str | None = None,
     target_na_option: str = "--no-target-na",
     holdout: Path | None = None,
+    extra_columns: Sequence[str] = (),
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
+
+    ``extra_columns`` are read and aligned too, beside the keys and targets (e.g. the halves
+    of ``capkit attack --linkability``); they stay in the frames only.
 
     Raises :class:`CapkitError` for: a missing / unreadable / empty file; a CSV file read with
     the wrong delimiter (``sep``, :func:`capkit.data.io.separator`); duplicated column names;
@@ -194,7 +198,8 @@ def load_inputs(
             else []
         targets = _default_targets(headers[0], orig_header, keys)
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
-    needed = keys + targets
+    extra = [c for c in dict.fromkeys(extra_columns) if c not in {*keys, *targets}]
+    needed = keys + targets + extra
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
@@ -215,7 +220,7 @@ def load_inputs(
         names = ["the synthetic file"] if len(syn_files) == 1 else [
             f"synthetic file {j}" for j in range(1, len(syn_files) + 1)]
         names.append("the holdout file")
-    aligned = align_frames(orig_file.frame, frames, keys + kept, names=names)
+    aligned = align_frames(orig_file.frame, frames, keys + kept + extra, names=names)
     syntheses = aligned.synthetics[:len(syn_files)]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
     notes = _extra_column_note(headers[0], orig_file.columns)
@@ -228,7 +233,7 @@ def load_inputs(
               for j, f in enumerate(syn_files, start=1)]
     if hold_file is not None:
         lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
-    lines.append(f"columns read: {', '.join(keys + kept)}")
+    lines.append(f"columns read: {', '.join(keys + kept + extra)}")
     return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
                   warnings, notes, held)
 

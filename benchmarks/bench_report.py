@@ -15,7 +15,7 @@ from capkit import datasets
 from capkit.audit import audit
 from capkit.data.split import holdout_split
 from capkit.synth import syn
-from capkit.synth.baselines import bootstrap_noise, independent_columns
+from capkit.synth.baselines import bootstrap_with_noise, independent_columns
 
 
 def main(rows: int | None) -> None:
@@ -24,7 +24,7 @@ def main(rows: int | None) -> None:
     start = time.perf_counter()
     cart = syn(members, seed=1, progress=False).syn[0]
     print(f"CART synthesis of {len(members)} members: {time.perf_counter() - start:.1f} s")
-    named = {"CART": cart, "bootstrap": bootstrap_noise(members, seed=1),
+    named = {"CART": cart, "bootstrap": bootstrap_with_noise(members, seed=1),
              "independent": independent_columns(members, seed=1)}
     start = time.perf_counter()
     result = audit(members, named, holdout=holdout, seed=1)

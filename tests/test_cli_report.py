@@ -19,7 +19,7 @@ from capkit import CapkitError
 from capkit.audit import audit, verdicts
 from capkit.audit.defaults import choose
 from capkit.cli import main
-from capkit.synth.baselines import bootstrap_noise, independent_columns
+from capkit.synth.baselines import bootstrap_with_noise, independent_columns
 
 CHROMIUM = os.environ.get("CAPKIT_CHROMIUM", "/usr/bin/chromium")
 
@@ -42,7 +42,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     data = _population(1500, 3)
     members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
     frames = {"orig": members, "holdout": holdout.reset_index(drop=True),
-              "boot": bootstrap_noise(members, seed=1),
+              "boot": bootstrap_with_noise(members, seed=1),
               "ind": independent_columns(members, seed=1)}
     out = {}
     for name, frame in frames.items():

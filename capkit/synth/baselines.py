@@ -1,114 +1,105 @@
-"""Two reference synthesisers for checking a disclosure report: one that leaks, one that cannot.
+"""Two reference syntheses that bracket a real synthesiser's disclosure risk.
 
-* :func:`bootstrap_noise`: a row bootstrap of the original records with a little noise on the
-  numeric columns, the worst a "synthesiser" can do short of publishing the data: every
-  synthetic record is a near-copy of an original record.
-* :func:`independent_columns`: every column sampled on its own from its marginal distribution,
-  so no synthetic record carries any relation between columns of an original record: nothing
-  can be disclosed about a member beyond what the marginals tell about anyone.
+* :func:`bootstrap_with_noise`: the original records resampled with replacement, numbers
+  perturbed by a little Gaussian noise. Nearly a release of the members: every privacy measure
+  should call it risky (the "copy" end of the scale; Stadler, Oprisanu & Troncoso, "Synthetic
+  Data - Anonymisation Groundhog Day", USENIX Security 2022, use such near-copies to show what
+  an attack detects).
+* :func:`independent_columns`: every column resampled on its own, so each marginal is kept and
+  every relation between columns is broken. An intruder learns only the marginals: a privacy
+  measure should call it safe (the "noise" end of the scale).
 
-A measure (or a report) that does not flag the first, or flags the second, is wrong. Both are
-seeded, vectorised, and leave their input unchanged.
+Both are seeded (``numpy.random.default_rng(seed)``), keep the columns' dtypes (integers stay
+integers, categoricals keep their categories) and never modify their input.
 """
 
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 import pandas as pd
 
 from capkit.errors import CapkitError
 
-
-def _check(data: object, k: int | None, seed: object) -> int:
-    if not isinstance(data, pd.DataFrame) or data.empty:
-        raise CapkitError("data must be a non-empty pandas DataFrame")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise CapkitError(f"seed must be an integer, got {seed!r}")
-    size = len(data) if k is None else k
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-        raise CapkitError(f"k must be a positive integer (records to draw), got {k!r}")
-    return int(size)
+__all__ = ["bootstrap_with_noise", "independent_columns"]
 
 
-def _numeric(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
-        series.dtype)
+def _check(frame: object, n: int | None) -> int:
+    if not isinstance(frame, pd.DataFrame):
+        raise CapkitError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if len(frame) == 0:
+        raise CapkitError("frame is empty (0 rows)")
+    if n is None:
+        return len(frame)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise CapkitError(f"n must be None or a positive integer, got {n!r}")
+    return int(n)
 
 
-def bootstrap_noise(data: pd.DataFrame, *, seed: int = 0, noise: float = 0.01,
-                    k: int | None = None) -> pd.DataFrame:
-    """Original records drawn with replacement, numeric columns with Gaussian noise added.
+def _is_number(series: pd.Series) -> bool:
+    return (pd.api.types.is_numeric_dtype(series.dtype)
+            and not pd.api.types.is_bool_dtype(series.dtype)
+            and not isinstance(series.dtype, pd.CategoricalDtype))
 
-    Each numeric column x gets ``noise * sd(x) * Z`` (Z standard normal, one draw per cell);
-    an integer column is rounded back to integers (so a small noise often leaves it exact);
-    missing values stay missing; other columns are copied unchanged.
+
+def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int = 0,
+                         n: int | None = None) -> pd.DataFrame:
+    """Rows drawn with replacement, numeric columns plus N(0, (noise * sd)^2) noise.
 
     Parameters
     ----------
-    data
+    frame
         The original records. Not modified.
+    noise
+        Standard deviation of the noise as a share of each numeric column's standard deviation
+        (default 1%). Integer columns are rounded back to integers (with 1% of the standard
+        deviation most values come back unchanged: this is meant to be a near-copy).
     seed
         Seed of ``numpy.random.default_rng``.
-    noise
-        Noise standard deviation as a share of each column's standard deviation (0.01: 1%).
-    k
-        Records to draw (default: as many as ``data``).
+    n
+        Rows to draw (default: as many as ``frame``).
 
     Returns
     -------
     pandas.DataFrame
-        ``k`` records with the columns and dtypes of ``data``, index 0..k-1.
+        Index 0..n-1, the columns and dtypes of ``frame``.
     """
-    size = _check(data, k, seed)
-    if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not noise >= 0:
+    size = _check(frame, n)
+    if not np.isfinite(noise) or noise < 0:
         raise CapkitError(f"noise must be a number >= 0, got {noise!r}")
-    rng = np.random.default_rng(int(seed))
-    rows = rng.integers(0, len(data), size=size)
-    out = data.iloc[rows].reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    out = frame.iloc[rng.integers(0, len(frame), size)].reset_index(drop=True)
     for column in out.columns:
         series = out[column]
-        if not _numeric(series):
+        if not _is_number(series):
             continue
         values = series.to_numpy(dtype=float, na_value=np.nan)
-        spread = float(np.nanstd(data[column].to_numpy(dtype=float, na_value=np.nan)))
-        noisy = values + noise * (spread if np.isfinite(spread) else 0.0) * \
-            rng.standard_normal(size)
+        spread = float(np.nanstd(frame[column].to_numpy(dtype=float, na_value=np.nan)))
+        values = values + rng.normal(0.0, noise * spread if spread > 0 else 0.0, size)
         if pd.api.types.is_integer_dtype(series.dtype):
-            noisy = np.round(noisy)
-            if series.isna().any():
-                out[column] = pd.array(noisy, dtype=series.dtype)
-                continue
-        out[column] = noisy.astype(series.dtype) if not np.isnan(noisy).any() else noisy
+            values = np.round(values)
+        out[column] = pd.Series(values, index=out.index).astype(series.dtype)
     return out
 
 
-def independent_columns(data: pd.DataFrame, *, seed: int = 0, k: int | None = None
+def independent_columns(frame: pd.DataFrame, *, seed: int = 0, n: int | None = None
                         ) -> pd.DataFrame:
-    """Every column drawn with replacement from its own values, independently of the others.
+    """Each column drawn with replacement from its own values, independently of the others.
 
     Parameters
     ----------
-    data
+    frame
         The original records. Not modified.
     seed
         Seed of ``numpy.random.default_rng``.
-    k
-        Records to draw (default: as many as ``data``).
+    n
+        Rows to draw (default: as many as ``frame``).
 
     Returns
     -------
     pandas.DataFrame
-        ``k`` records with the columns and dtypes of ``data`` (missing values drawn at their
-        own rate), index 0..k-1; the marginal distributions are those of ``data`` up to
-        sampling noise, every relation between columns is gone.
+        Index 0..n-1, the columns and dtypes of ``frame``.
     """
-    size = _check(data, k, seed)
-    rng = np.random.default_rng(int(seed))
-    rows = rng.integers(0, len(data), size=(size, data.shape[1]))
-    return pd.DataFrame({c: data[c].iloc[rows[:, j]].reset_index(drop=True)
-                         for j, c in enumerate(data.columns)})
-
-
-__all__ = ["bootstrap_noise", "independent_columns"]
+    size = _check(frame, n)
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({column: frame[column].iloc[rng.integers(0, len(frame), size)]
+                         .reset_index(drop=True) for column in frame.columns})

@@ -31,9 +31,9 @@ reproduce: $(STAMP)
 quick: $(STAMP)
 	$(BIN)/capkit reproduce --quick
 
-## notebooks: refresh the stored notebooks' outputs (what nbval compares against)
+## notebooks: refresh the stored notebooks' outputs with the quick parameters (what nbval checks)
 notebooks: $(STAMP)
-	$(BIN)/capkit reproduce --store
+	$(BIN)/capkit reproduce --store --quick
 
 lint: $(STAMP)
 	$(BIN)/ruff check capkit tests benchmarks

@@ -8,19 +8,23 @@ rebuilt here from :func:`capkit.data.datasets.load_adult` with the oracle's reci
 
 from __future__ import annotations
 
-import gzip
-import json
-import os
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from reference_data import (  # re-exported for the tests
+    SHARED_DATA as SHARED_DATA,
+)
+from reference_data import (
+    have_adult as have_adult,
+)
+from reference_data import (
+    reference_results as reference_results,
+)
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "anonymeter"
 SHARED_ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle" / "anonymeter"
-SHARED_DATA = Path(os.environ.get("CAPKIT_DATA")
-                   or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 #: The 11 columns of the oracle's Adult extract, in its order.
 COLUMNS = ["age", "workclass", "education", "marital.status", "occupation", "relationship",
@@ -29,19 +33,10 @@ SPLIT_SEED = 20261123
 N_COMPLETE = 45222
 
 
-def have_adult() -> bool:
-    """True when AdultUCI.rda can be loaded without a download."""
-    from capkit import datasets
 
-    return (SHARED_DATA / "AdultUCI.rda").is_file() or (
-        datasets.cache_dir() / "AdultUCI.rda").is_file()
-
-
-@lru_cache(maxsize=1)
 def results() -> dict:
     """The oracle's results.json (shipped gzipped)."""
-    with gzip.open(REFERENCE / "results.json.gz", "rt") as handle:
-        return json.load(handle)
+    return reference_results("anonymeter")
 
 
 def read_reference(name: str) -> pd.DataFrame:

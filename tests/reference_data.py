@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import gzip
+import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,6 +25,22 @@ REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 SYNTHPOP = REFERENCE / "synthpop"
 #: The full oracle this project's reference was taken from (only beside a development clone).
 SHARED_ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle"
+#: Where the data sets are found without a download: $CAPKIT_DATA, else ../shared/data.
+SHARED_DATA = Path(os.environ.get("CAPKIT_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+def have_adult() -> bool:
+    """True when AdultUCI.rda can be loaded without a download."""
+    return (SHARED_DATA / "AdultUCI.rda").is_file() or (
+        datasets.cache_dir() / "AdultUCI.rda").is_file()
+
+
+@functools.cache
+def reference_results(peer: str) -> dict:
+    """``reference/<peer>/results.json.gz``: the recorded calls and outputs of one peer."""
+    with gzip.open(REFERENCE / peer / "results.json.gz", "rt", encoding="utf-8") as handle:
+        return json.load(handle)
 #: Cases holding synthetic data only (no recorded call to replay), read by their own loaders:
 #: not laid out by :func:`synthpop_oracle_root`.
 SYNTHETIC_ONLY = ("adult_band",)

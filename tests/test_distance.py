@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from capkit import distance
+from capkit.distance.gower import encode
+from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
 
 
@@ -74,9 +76,9 @@ def test_dcr_chunked_levels_and_general_weights() -> None:
     full = distance.gower_matrix(synthetic, reference, weights=weights)
     for pair_batch, level_cells in [(1, 1), (13, 5), (10**6, 10**7)]:
         spec = distance.gower_columns({"s": synthetic, "r": reference}, weights=weights)
-        cat_s, cat_r, num_s, num_r, w_cat = distance._encode(spec, synthetic, reference)
-        best, arg = distance._dcr_core(cat_s, cat_r, num_s, num_r, w_cat,
-                                       pair_batch=pair_batch, level_cells=level_cells)
+        cat_s, cat_r, num_s, num_r, w_cat = encode(spec, synthetic, reference)
+        best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch,
+                            level_cells=level_cells)
         np.testing.assert_allclose(best / spec.total_weight, full.min(axis=1), atol=1e-12)
         # smallest index among the equally close records found
         assert (full[np.arange(len(synthetic)), arg] <= full.min(axis=1) + 1e-12).all()

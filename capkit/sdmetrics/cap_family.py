@@ -58,21 +58,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
+from scipy import sparse
 
 from capkit import cap
 from capkit.attacks import gcap
-from capkit.counts.encode import as_list, validate_frames
+from capkit.counts.encode import validate_frames
 from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
+from capkit.sdmetrics.inputs import check_frames, field_list
 
 #: Cells (unmatched real keys x synthetic keys) handled at once by the Generalized score.
 CHUNK_CELLS = gcap.CHUNK_CELLS
-
-
-def _field_list(fields: str | Sequence[str] | None, argument: str) -> list[str]:
-    if fields is None:
-        raise CapkitError(f"{argument} is required: give a list of column names")
-    return as_list(fields, argument)
 
 
 def _validate(
@@ -82,18 +78,9 @@ def _validate(
     sensitive_fields: str | Sequence[str] | None,
 ) -> tuple[list[str], list[str]]:
     """SDMetrics' input rules, as CapkitError: same columns, supported dtypes, non-empty lists."""
-    keys = _field_list(key_fields, "key_fields")
-    sensitive = _field_list(sensitive_fields, "sensitive_fields")
-    for name, frame in (("real_data", real_data), ("synthetic_data", synthetic_data)):
-        if not isinstance(frame, pd.DataFrame):
-            raise CapkitError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    only_real = [c for c in real_data.columns if c not in set(synthetic_data.columns)]
-    only_synthetic = [c for c in synthetic_data.columns if c not in set(real_data.columns)]
-    if only_real or only_synthetic:
-        raise CapkitError(
-            "real_data and synthetic_data must have the same columns (as in SDMetrics): "
-            f"only in real_data {only_real}, only in synthetic_data {only_synthetic}"
-        )
+    keys = field_list(key_fields, "key_fields")
+    sensitive = field_list(sensitive_fields, "sensitive_fields")
+    check_frames({"real_data": real_data, "synthetic_data": synthetic_data})
     overlap = [c for c in sensitive if c in keys]
     if overlap:
         raise CapkitError(
@@ -160,15 +147,7 @@ class CategoricalCAP:
         keys, sensitive = _validate(real_data, synthetic_data, key_fields, sensitive_fields)
         table = crosstab(real_data, synthetic_data, keys, sensitive,
                          allow_disjoint_levels=allow_disjoint_levels)
-        return cls._score(table.original, table.synthetic)
-
-    @classmethod
-    def _score(cls, o: cap.Table, s: cap.Table) -> float:
-        m_j = np.asarray(s.sum(axis=0)).ravel()
-        covered = np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum()
-        if cls.version == 2 and covered == 0:
-            return float("nan")
-        return 1.0 - cap.average_cap(o, s, version=cls.version)
+        return one_minus_cap(table.original, table.synthetic, cls.version)
 
 
 class CategoricalZeroCAP(CategoricalCAP):
@@ -216,6 +195,16 @@ class CategoricalGeneralizedCAP:
         return 1.0 - float(probabilities.mean())
 
 
+def one_minus_cap(o: cap.Table, s: cap.Table, version: int) -> float:
+    """``1 - average CAP`` (version 1 or 2) of two count tables, SDMetrics' score; NaN for
+    version 2 when no real key occurs in the synthetic data (SDMetrics' value)."""
+    m_j = np.asarray(s.sum(axis=0)).ravel()
+    covered = np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum()
+    if version == 2 and covered == 0:
+        return float("nan")
+    return 1.0 - cap.average_cap(o, s, version=version)
+
+
 def generalized_cap_probabilities(
     real_data: pd.DataFrame,
     synthetic_data: pd.DataFrame,
@@ -242,20 +231,80 @@ def generalized_cap_probabilities(
     """
     table = crosstab(real_data, synthetic_data, list(key_fields), list(sensitive_fields),
                      allow_disjoint_levels=allow_disjoint_levels)
-    tgt_r, key_r = table.record_cell.T
-    # one pool per distinct real key: its synthetic class when present, else every synthetic
-    # key at the minimal Hamming distance (capkit.attacks.gcap, the GCAP attacker's pools)
+    return generalized_probabilities_of_cells(
+        gcap.key_parts(table.keys), table.record_cell, table.synthetic, chunk_cells=chunk_cells)
+
+
+def count_cells(cells: np.ndarray, shape: tuple[int, int]) -> sparse.csr_array:
+    """(I, J) sparse count table of records given as (target, key) cells."""
+    ones = np.ones(len(cells), dtype=np.int64)
+    return sparse.coo_array((ones, (cells[:, 0], cells[:, 1])), shape=shape).tocsr()
+
+
+def protection_of_cells(
+    method: str,
+    cells_r: np.ndarray,
+    cells_s: np.ndarray,
+    parts: np.ndarray,
+    n_targets: int,
+    *,
+    chunk_cells: int = CHUNK_CELLS,
+) -> float:
+    """The score of SDMetrics' ``CategoricalCAP`` (``method="cap"``), ``CategoricalZeroCAP``
+    (``"zero_cap"``) or ``CategoricalGeneralizedCAP`` (``"generalized_cap"``) of records given
+    as cells of one count grid.
+
+    Parameters
+    ----------
+    method
+        ``"cap"``, ``"zero_cap"`` or ``"generalized_cap"``.
+    cells_r, cells_s
+        (n, 2) and (m, 2) (target, key) cells of the real and synthetic records (e.g. rows of a
+        :class:`~capkit.counts.table.KeyTargetTable`'s ``record_cell``), any subset of them.
+    parts
+        (J, p) per-column codes of the key combinations (:func:`capkit.attacks.gcap.key_parts`).
+    n_targets
+        Number of target levels I of the grid.
+    """
+    shape = (n_targets, len(parts))
+    s = count_cells(cells_s, shape)
+    if method == "generalized_cap":
+        probability = generalized_probabilities_of_cells(parts, cells_r, s,
+                                                         chunk_cells=chunk_cells)
+        return 1.0 - float(probability.mean())
+    return one_minus_cap(count_cells(cells_r, shape), s, 2 if method == "cap" else 1)
+
+
+def generalized_probabilities_of_cells(
+    parts: np.ndarray,
+    cells_r: np.ndarray,
+    s: cap.Table,
+    *,
+    chunk_cells: int = CHUNK_CELLS,
+) -> np.ndarray:
+    """Per real record (a row of ``cells_r``), the generalized CAP probability.
+
+    ``s`` is the synthetic count table; ``parts`` as :func:`capkit.attacks.gcap.key_parts`. One
+    pool per distinct real key: its synthetic class when present, else every synthetic key at
+    the minimal Hamming distance (:func:`capkit.attacks.gcap.nearest_pools`, the GCAP
+    attacker's pools).
+    """
+    tgt_r, key_r = cells_r.T
     query, position = np.unique(key_r, return_inverse=True)
-    pools = gcap.nearest_pools(table.synthetic, gcap.key_parts(table.keys), query,
-                               chunk_cells=chunk_cells)
+    pools = gcap.nearest_pools(s, parts, query, chunk_cells=chunk_cells)
     size = np.asarray(pools.sum(axis=0)).ravel()
     hits = np.asarray(pools.tocsr()[tgt_r, position]).ravel()
     return hits / size[position]
 
 
 __all__ = [
+    "CHUNK_CELLS",
     "CategoricalCAP",
     "CategoricalGeneralizedCAP",
     "CategoricalZeroCAP",
+    "count_cells",
     "generalized_cap_probabilities",
+    "generalized_probabilities_of_cells",
+    "one_minus_cap",
+    "protection_of_cells",
 ]

@@ -1,0 +1,331 @@
+"""Exact nearest record under "categorical level + numeric L1": the search behind every DCR.
+
+The distance between a query record s and a reference record o is
+``C(s, o) + sum_k t_k(s, o)``: C, the summed weights of the categorical columns where they
+differ, takes few values ("levels"), and the numeric terms ``t_k = |x_sk - x_ok|`` (values
+already scaled by weight / range) are >= 0, so a reference record at level c cannot beat a
+current best <= c. The search therefore visits levels in increasing order: unique categorical
+combinations are compared once (a matrix of levels per chunk of query combinations), and numeric
+distances are computed, in fixed-size batches of record pairs, only for the query records whose
+best distance so far exceeds the level. Most query records are settled by the records sharing
+their categorical combination or differing in one column. With only numeric columns every pair
+is visited (chunked brute force). The result is exact: it equals a brute-force minimum over all
+pairs to rounding.
+
+Used by :func:`capkit.distance.dcr` (Gower; Minieri 2022) and by SDMetrics' DCR
+(:mod:`capkit.sdmetrics.dcr_distance`), whose numeric terms are capped at 1 (``numeric_cap``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from capkit.counts.encode import combine_codes
+
+#: Record pairs whose numeric distance is evaluated at once.
+PAIR_BATCH = 2**21
+#: Cells of the (synthetic combinations x reference combinations) level matrix held at once.
+LEVEL_CELLS = 2**22
+
+def _reference_lists(gi: np.ndarray, hj: np.ndarray, r_count: np.ndarray, r_start: np.ndarray,
+                     r_order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For combination pairs (gi, hj) sorted by gi: the distinct query rows, and per row the
+    reference records of all its combinations, concatenated (list, start, length)."""
+    sizes = r_count[hj]
+    rows, first = np.unique(gi, return_index=True)
+    length = np.add.reduceat(sizes, first)
+    pair_of = np.repeat(np.arange(len(hj)), sizes)
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    records = r_order[r_start[hj][pair_of] + within]
+    start = np.concatenate([[0], np.cumsum(length)[:-1]])
+    return rows, records, start, length
+
+
+def _scan_pairs(
+    level: float,
+    act: np.ndarray,
+    a_count: np.ndarray,
+    gi: np.ndarray,
+    hj: np.ndarray,
+    r_count: np.ndarray,
+    r_start: np.ndarray,
+    r_order: np.ndarray,
+    num_s: np.ndarray,
+    num_r: np.ndarray,
+    best: np.ndarray,
+    arg: np.ndarray,
+    pair_batch: int,
+    numeric_cap: np.ndarray | None,
+    missing: bool,
+) -> None:
+    """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
+
+    ``act`` holds the query records to visit grouped by local combination (``a_count`` of
+    each); ``gi`` (sorted) are local combinations, ``hj`` reference combination ids. The pairs
+    are enumerated query by query against all reference records of the query's combinations,
+    in batches of ``pair_batch``, by index arithmetic (never nested loops), so each query's
+    pairs are contiguous and its minimum is a segment reduction.
+    """
+    if len(gi) == 0:
+        return
+    rows, ref_records, ref_start, ref_length = _reference_lists(gi, hj, r_count, r_start,
+                                                                r_order)
+    a_start = np.concatenate([[0], np.cumsum(a_count)[:-1]])
+    sizes = a_count[rows] * ref_length
+    ends = np.cumsum(sizes)
+    total = int(ends[-1])
+    for first in range(0, total, pair_batch):
+        e = np.arange(first, min(first + pair_batch, total), dtype=np.int64)
+        pid = np.searchsorted(ends, e, side="right")
+        offset = e - (ends[pid] - sizes[pid])
+        width = ref_length[pid]
+        position = offset % width
+        s_idx = act[a_start[rows[pid]] + offset // width]
+        r_idx = ref_records[ref_start[pid] + position]
+        d = np.full(len(e), level)
+        for k in range(num_s.shape[0]):
+            term = np.abs(num_s[k][s_idx] - num_r[k][r_idx])
+            if numeric_cap is not None:
+                np.minimum(term, numeric_cap[k], out=term)  # NaN stays NaN
+                if missing:
+                    np.fmax(term, 0.0, out=term)  # NaN -> 0
+            d += term
+        starts = np.flatnonzero(position == 0)
+        if len(starts) == 0 or starts[0] != 0:
+            starts = np.concatenate([[0], starts])
+        low = np.minimum.reduceat(d, starts)
+        reach = d == np.repeat(low, np.diff(np.append(starts, len(d))))
+        low_arg = np.minimum.reduceat(np.where(reach, r_idx, np.iinfo(np.int64).max), starts)
+        who = s_idx[starts]
+        current, current_arg = best[who], arg[who]
+        best[who] = np.minimum(low, current)
+        arg[who] = np.where(low < current, low_arg, np.where(low == current,
+                                                            np.minimum(current_arg, low_arg),
+                                                            current_arg))
+
+
+def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Possible categorical levels (sorted) and whether all weights are equal (count path)."""
+    if np.all(w_cat == w_cat[0]):
+        return w_cat[0] * np.arange(len(w_cat) + 1, dtype=np.float64), True
+    if len(w_cat) <= 16:
+        patterns = np.arange(2 ** len(w_cat))
+        values = np.zeros(len(patterns))
+        for k in range(len(w_cat)):  # same summation order as the level matrix
+            values += w_cat[k] * ((patterns >> k) & 1 == 1)
+        return np.unique(values), False
+    return np.empty(0), False
+
+
+def _one_hot(parts: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
+    """(rows, width) float32 indicator matrix: one 1 per categorical column of each row."""
+    matrix = np.zeros((len(parts), width), dtype=np.float32)
+    rows = np.repeat(np.arange(len(parts)), parts.shape[1])
+    matrix[rows, (parts + offsets).ravel()] = 1.0
+    return matrix
+
+
+class _Levels:
+    """Level matrices (query combinations x reference combinations), as indices into
+    ``values``, the sorted possible levels.
+
+    With equal weights the level is the number of differing columns, computed as ``p`` minus a
+    product of indicator matrices (exact in float32: small integers) when the indicator matrix
+    of the reference combinations is small enough, else by comparing column by column. With
+    unequal weights the weighted sum is formed column by column, in the order of
+    :func:`_level_values`, and looked up in the sorted values.
+    """
+
+    def __init__(self, parts: np.ndarray, ref_parts: np.ndarray, w_cat: np.ndarray,
+                 level_cells: int) -> None:
+        self.parts, self.ref_parts, self.w_cat = parts, ref_parts, w_cat
+        self.values, self.counting = _level_values(w_cat)
+        cards = parts.max(axis=0) + 1
+        self.offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
+        width = int(cards.sum())
+        self.ref_hot = None
+        if self.counting and len(ref_parts) * width <= level_cells:
+            self.ref_hot = _one_hot(ref_parts, self.offsets, width).T.copy()
+        self.width = width
+
+    def matrix(self, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Level indices of the combinations ``chunk`` against every reference combination,
+        and the level values they index."""
+        pc = self.parts.shape[1]
+        if self.counting:
+            dtype = np.uint8 if pc < 255 else np.uint16
+            if self.ref_hot is not None:
+                matches = _one_hot(self.parts[chunk], self.offsets, self.width) @ self.ref_hot
+                return (pc - matches).astype(dtype), self.values
+            levels = np.zeros((len(chunk), len(self.ref_parts)), dtype=dtype)
+            for k in range(pc):
+                levels += self.parts[chunk, k][:, None] != self.ref_parts[:, k][None, :]
+            return levels, self.values
+        weighted = np.zeros((len(chunk), len(self.ref_parts)))
+        for k in range(pc):
+            weighted += self.w_cat[k] * (self.parts[chunk, k][:, None]
+                                         != self.ref_parts[:, k][None, :])
+        values = self.values if len(self.values) else np.unique(weighted)
+        return np.searchsorted(values, weighted).astype(np.uint32), values
+
+
+def nearest(
+    cat_s: np.ndarray,
+    cat_r: np.ndarray,
+    num_s: np.ndarray,
+    num_r: np.ndarray,
+    w_cat: np.ndarray,
+    *,
+    numeric_cap: np.ndarray | None = None,
+    pair_batch: int = PAIR_BATCH,
+    level_cells: int = LEVEL_CELLS,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted (unnormalised) distance to and index of the closest reference record.
+
+    The distance of query record s to reference record o is
+    ``sum_k w_cat[k] * (cat_s[s, k] != cat_r[o, k]) + sum_k t_k`` with numeric terms
+    ``t_k = |num_s[s, k] - num_r[o, k]|``.
+
+    Parameters
+    ----------
+    cat_s, cat_r
+        (n, pc) and (m, pc) integer codes of the categorical columns (same coding in both).
+    num_s, num_r
+        (n, pq) and (m, pq) numeric values, already scaled (weight / range).
+    w_cat
+        (pc,) weights (> 0) of the categorical columns.
+    numeric_cap
+        (pq,) optional caps: ``t_k = min(|...|, numeric_cap[k])``, and a missing value (NaN) on
+        either side makes ``t_k = 0`` (the caller encodes missingness as a categorical column).
+        This is SDMetrics' DCR (:mod:`capkit.sdmetrics.dcr_distance`). Without it the values
+        must not be NaN.
+    pair_batch
+        Record pairs evaluated at once (memory ~ 40 bytes per pair).
+    level_cells
+        Cells of a level matrix held at once.
+    progress
+        Called with a number of query records each time that many are settled (for a bar).
+
+    Returns
+    -------
+    best, arg
+        (n,) distance to the closest reference record and its row (the smallest row among the
+        equally close records).
+
+    Notes
+    -----
+    Level 0 (same categorical combination) is a join; higher levels use a matrix of levels
+    between the categorical combinations of the still-unsettled query records and the
+    reference combinations, visited in increasing order. A query record is settled once its
+    best distance is < the next level, since the numeric part is >= 0 (and floating-point
+    addition of a non-negative number never decreases the level); a best distance equal to the
+    next level is visited there too, so equally close records tie to the lowest position.
+    Pairs of combinations are taken from the matrix a few levels at a time (as many as fit in
+    an eighth of the matrix), for the combinations that still have unsettled records.
+    """
+    n_s, n_r = len(cat_s), len(cat_r)
+    pc = cat_s.shape[1]
+    best = np.full(n_s, np.inf)
+    arg = np.full(n_s, np.iinfo(np.int64).max, dtype=np.int64)
+    if pc:
+        cards = [int(max(cat_s[:, k].max(), cat_r[:, k].max())) + 1 for k in range(pc)]
+        g_s, g_r, comps = combine_codes([cat_s[:, k] for k in range(pc)],
+                                        [cat_r[:, k] for k in range(pc)], cards)
+        parts = np.column_stack(comps)
+    else:
+        g_s, g_r = np.zeros(n_s, dtype=np.int64), np.zeros(n_r, dtype=np.int64)
+        parts = np.zeros((1, 0), dtype=np.int64)
+    n_combos = parts.shape[0]
+    r_count = np.bincount(g_r, minlength=n_combos)
+    r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
+    r_order = np.argsort(g_r, kind="stable")
+    ref_combos = np.flatnonzero(r_count > 0)
+    scan = {"r_count": r_count, "r_start": r_start, "r_order": r_order,
+            "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
+            "best": best, "arg": arg, "pair_batch": pair_batch,
+            "numeric_cap": numeric_cap,
+            "missing": numeric_cap is not None and bool(np.isnan(num_s).any()
+                                                        or np.isnan(num_r).any())}
+
+    # Level 0: query records and reference records with the same categorical combination.
+    s_order = np.argsort(g_s, kind="stable")
+    combos, first = np.unique(g_s[s_order], return_index=True)
+    counts = np.diff(np.append(first, n_s))
+    shared = r_count[combos] > 0
+    act = s_order[np.repeat(shared, counts)]
+    local = np.flatnonzero(shared)
+    _scan_pairs(0.0, act, counts[shared], np.arange(len(local)), combos[local], **scan)
+    if pc == 0:
+        if progress is not None:
+            progress(n_s)
+        return best, arg
+
+    # Higher levels, for the records not settled yet.
+    # every non-zero level is >= the smallest weight (all weights here are > 0); a record whose
+    # best equals a level can still meet a lower-indexed record as close at that level, so it is
+    # visited there too (>=): ties go to the lowest reference position
+    pending = s_order[best[s_order] >= w_cat.min()]  # still grouped by combination
+    if progress is not None:
+        progress(n_s - len(pending))
+    if len(pending) == 0:
+        return best, arg
+    combos, first = np.unique(g_s[pending], return_index=True)
+    counts = np.diff(np.append(first, len(pending)))
+    levels = _Levels(parts, parts[ref_combos], w_cat, level_cells)
+    step = max(1, level_cells // max(len(ref_combos), 1))
+    for lo in range(0, len(combos), step):
+        matrix, values = levels.matrix(combos[lo : lo + step])
+        records = pending[first[lo] : first[lo] + counts[lo : lo + step].sum()]
+        chunk_of = np.repeat(np.arange(len(matrix)), counts[lo : lo + step])
+        _visit_levels(matrix, values, records, chunk_of, ref_combos, scan)
+        if progress is not None:
+            progress(len(records))
+    return best, arg
+
+
+def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,
+                  chunk_of: np.ndarray, ref_combos: np.ndarray, scan: dict) -> None:
+    """Visit the levels >= 1 of one chunk of query combinations in increasing order.
+
+    ``matrix[g, h]`` indexes ``values``, the level of query combination g against reference
+    combination ``ref_combos[h]``; ``records`` are the chunk's query records, ``chunk_of`` the
+    row of ``matrix`` of each. The (g, h) pairs of a band of consecutive levels are extracted in
+    one pass over the rows that still have unsettled records.
+    """
+    best = scan["best"]
+    n_rows = len(matrix)
+    # level counts estimated on every few rows (exact for small chunks), to size the bands
+    every = max(1, n_rows // 64)
+    histogram = np.bincount(matrix[::every].ravel(), minlength=len(values)) * every
+    budget = max(matrix.size // 8, 1)
+    low = 1 if values[0] == 0 else 0
+    while low < len(values):
+        active = best[records] >= values[low]
+        if not active.any():
+            return
+        a_count = np.bincount(chunk_of[active], minlength=n_rows)
+        rows = np.flatnonzero(a_count > 0)
+        cumulative = np.cumsum(histogram[low:])
+        high = low + max(1, int(np.searchsorted(cumulative, budget, side="right")))
+        sub = matrix[rows] if len(rows) < n_rows else matrix
+        in_band = sub < high
+        if low > 1:
+            in_band &= sub >= low
+        gi, hj = np.nonzero(in_band)
+        gi = rows[gi] if len(rows) < n_rows else gi
+        level_of = matrix[gi, hj]
+        for index in range(low, high):
+            active = best[records] >= values[index]
+            if not active.any():
+                return
+            a_count = np.bincount(chunk_of[active], minlength=n_rows)
+            take = (level_of == index) & (a_count[gi] > 0)
+            _scan_pairs(float(values[index]), records[active], a_count, gi[take],
+                        ref_combos[hj[take]], **scan)
+        low = high
+
+
+__all__ = ["LEVEL_CELLS", "PAIR_BATCH", "nearest"]

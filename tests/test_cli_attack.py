@@ -155,3 +155,54 @@ def test_disclosure_holdout_equals_library(files: dict[str, Path]) -> None:
     np.testing.assert_allclose(shown["members"], expected["members"], rtol=1e-12)
     np.testing.assert_allclose(shown["holdout"], expected["holdout"], rtol=1e-12)
     assert list(shown["measure"]) == ["DiSCO", "DCAP", "baseCAPd"]
+
+
+def test_attack_anonymeter_and_sdmetrics_sections_equal_library(files: dict[str, Path]) -> None:
+    """--singling-out, --linkability and --sdmetrics: the report's numbers are the library's
+    on the same frames, in every format."""
+    from capkit.sdmetrics import DCROverfittingProtection, DisclosureProtection
+
+    args = ["attack", files["orig"], files["syn"], "--keys", "sex,age,region", "--targets",
+            "smoke", "--holdout", files["hold"], "--attackers", "cap", "--singling-out",
+            "--linkability", "sex,age;region,income", "--sdmetrics", "--seed", "3", "-q"]
+    result = run([*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    frames = _read(files)
+    shown = _table(report, "anonymeter's attacks").set_index("attack")
+    so = attacks.singling_out(frames["orig"], frames["syn"], control=frames["hold"], seed=3)
+    lk = attacks.linkability(frames["orig"], frames["syn"], (["sex", "age"],
+                                                             ["region", "income"]),
+                             control=frames["hold"], seed=3)
+    for name, expected in (("singling out (multivariate)", so), ("linkability", lk)):
+        row = shown.loc[name]
+        assert row["risk"] == pytest.approx(100 * expected.risk, abs=1e-12)
+        assert row["members rate"] == pytest.approx(100 * expected.control.members.rate,
+                                                    rel=1e-12)
+        assert row["compared rate"] == pytest.approx(100 * expected.control.control.rate,
+                                                     rel=1e-12)
+    assert shown.loc["linkability", "tie range"] == f"{lk.links_range[0]}-{lk.links_range[1]}"
+    scores = _table(report, "SDMetrics 0.32 protection scores (1 = safe)").set_index("metric")
+    assert scores.loc["DisclosureProtection", "score"] == pytest.approx(
+        DisclosureProtection.compute(frames["orig"], frames["syn"], ["sex", "age", "region"],
+                                     ["smoke"], continuous_column_names=["age"]), rel=1e-12)
+    meta = {"columns": {c: {"sdtype": "numerical" if c in ("age", "income") else
+                            "categorical"} for c in frames["orig"].columns}}
+    assert scores.loc["DCROverfittingProtection", "score"] == pytest.approx(
+        DCROverfittingProtection.compute(frames["orig"], frames["syn"], frames["hold"], meta),
+        rel=1e-12)
+    for fmt in ("text", "markdown", "html"):
+        out = run([*args, "--format", fmt])
+        assert out.exit_code == 0 and "anonymeter" in out.output
+
+
+@pytest.mark.parametrize("value, message", [
+    ("sex,age", "two column lists"), ("sex;", "two column lists"),
+    ("sex;nope", "'nope' is missing")])
+def test_attack_bad_linkability_is_one_error_line(files: dict[str, Path], value: str,
+                                                  message: str) -> None:
+    result = run(["attack", files["orig"], files["syn"], "--keys", "sex,age", "--targets",
+                  "smoke", "--linkability", value, "-q"])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error:") and message in result.output
+    assert "Traceback" not in result.output

@@ -5,6 +5,7 @@ anyone could make. Names only."""
 from capkit.attacks.attackers import DEFAULT_ATTACKERS, REGISTRY, Attacker
 from capkit.attacks.attribute import AttackResult, GroupScore, attribute_attack
 from capkit.attacks.baseline import baseline_summary, baseline_table
+from capkit.attacks.inference_attack import InferenceResult, inference_attack
 from capkit.attacks.linkability import LinkabilityResult, linkability
 from capkit.attacks.queries import match_counts
 from capkit.attacks.singling_out import SinglingOutResult, singling_out
@@ -15,11 +16,13 @@ __all__ = [
     "AttackResult",
     "Attacker",
     "GroupScore",
+    "InferenceResult",
     "LinkabilityResult",
     "SinglingOutResult",
     "attribute_attack",
     "baseline_summary",
     "baseline_table",
+    "inference_attack",
     "linkability",
     "match_counts",
     "singling_out",

@@ -14,6 +14,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from capkit.attacks.queries import ConditionTable, FrameColumns
 from capkit.errors import CapkitError
@@ -248,6 +249,4 @@ class _NoBar:
 def _bar(total: int, show: bool, desc: str):
     if not show:
         return _NoBar()
-    from tqdm.auto import tqdm
-
     return tqdm(total=total, desc=desc)

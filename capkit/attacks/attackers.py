@@ -15,8 +15,10 @@ Methods
 -------
 ``"cap"``       majority target among the synthetic records with the same key (none without one)
 ``"gcap"``      majority target of the nearest keys by Hamming distance (the paper's GCAP)
-``"nn"``        target of the nearest synthetic record by capkit's exact Gower distance,
-                lowest row index on ties
+``"nn"``        target of the nearest synthetic record by capkit's exact Gower distance
+                (``distance="gower"``) or by anonymeter's mixed-type distance
+                (``distance="anonymeter"``: anonymeter's inference attack, Giomi et al.
+                2022), lowest row index on ties
 ``"estimator"`` a scikit-learn classifier (categorical target) or regressor (numeric target)
 ``"ensemble"``  hard majority vote (categorical) or mean (numeric) of other attackers
 ``"dummy"``     majority target (categorical) or mean (numeric) of the whole training file
@@ -42,6 +44,7 @@ from capkit.errors import CapkitError
 METHODS = ("cap", "gcap", "nn", "estimator", "ensemble", "dummy")
 KEY_ENCODINGS = ("onehot", "ordinal")
 NUMERIC_ENCODINGS = ("scaled", "raw", "category")
+DISTANCES = ("gower", "anonymeter")
 CATEGORICAL, NUMERIC = "categorical", "numeric"
 
 
@@ -83,6 +86,12 @@ class Attacker:
         one-hot encoders do. Same numbers, but scikit-learn's k-NN breaks ties between equally
         distant neighbours differently on sparse input, and one-hot keys tie a lot (Adult,
         2,000 records, 3 keys, income: 1 - accuracy 0.2200 sparse, 0.2415 dense).
+    distance
+        ``method="nn"`` only: ``"gower"`` (capkit's Gower distance, numeric ranges of the
+        training records) or ``"anonymeter"`` (anonymeter's sum of range-scaled absolute
+        differences and 0/1 mismatches, ranges over the synthetic and the attacked records:
+        :mod:`capkit.attacks.nearest_record`). Each attacked group (members, holdout) is then
+        searched with its own ranges, as anonymeter attacks each set in its own call.
     """
 
     name: str
@@ -94,6 +103,7 @@ class Attacker:
     members: tuple[str | Attacker, ...] = ()
     scale_target: bool = False
     sparse: bool = False
+    distance: str = "gower"
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -103,6 +113,10 @@ class Attacker:
         if self.numeric_as not in NUMERIC_ENCODINGS:
             raise CapkitError(
                 f"numeric_as must be one of {NUMERIC_ENCODINGS}, got {self.numeric_as!r}")
+        if self.distance not in DISTANCES:
+            raise CapkitError(f"distance must be one of {DISTANCES}, got {self.distance!r}")
+        if self.distance != "gower" and self.method != "nn":
+            raise CapkitError("distance applies to the 'nn' attacker only")
         if (self.method == "estimator") != (self.estimator is not None):
             raise CapkitError("an attacker has an estimator exactly when its method is "
                               "'estimator'")
@@ -122,6 +136,7 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "cap": Attacker("cap", "cap"),
         "gcap": Attacker("gcap", "gcap"),
         "nn": Attacker("nn", "nn"),
+        "nn_anonymeter": Attacker("nn_anonymeter", "nn", distance="anonymeter"),
         "rf": _fast("rf", RandomForestClassifier(n_estimators=100)),
         "svm": _fast("svm", SVC()),
         "nb": _fast("nb", CategoricalNB(alpha=1.0), keys_as="ordinal", numeric_as="category"),
@@ -134,6 +149,7 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "cap": Attacker("cap", "cap"),
         "gcap": Attacker("gcap", "gcap"),
         "nn": Attacker("nn", "nn"),
+        "nn_anonymeter": Attacker("nn_anonymeter", "nn", distance="anonymeter"),
         "rf": _fast("rf", RandomForestRegressor(n_estimators=100)),
         "svm": _fast("svm", SVR(), scale_target=True),
         "mlp": _fast("mlp", MLPRegressor(max_iter=500), scale_target=True),

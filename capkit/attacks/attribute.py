@@ -186,11 +186,16 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
     combos, inverse = np.unique(np.concatenate([cells[g][:, 1] for g in groups]),
                                 return_inverse=True)
     train = "synthetic" if trained_on == "synthetic" else "members"
-    per_combo = predict(spec, grid, train, combos, seed, cache)
     bounds = np.cumsum([len(cells[g]) for g in groups])[:-1]
+    by_group = spec.method == "nn" and spec.distance == "anonymeter"
+    per_combo = None if by_group else predict(spec, grid, train, combos, seed, cache)
     scored, frames = {}, {}
     for g, inv in zip(groups, np.split(inverse, bounds), strict=True):
-        predicted = per_combo[inv]
+        if by_group:  # anonymeter's ranges are over the synthetic and the attacked group
+            mine, local = np.unique(combos[inv], return_inverse=True)
+            predicted = predict(spec, grid, train, mine, seed)[local]
+        else:
+            predicted = per_combo[inv]
         scored[g], correct = _score(grid, cells[g][:, 0], predicted, tolerance)
         observed, shown = _labels(grid, cells[g][:, 0], predicted)
         labels = (index or {}).get(g)

@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
 from capkit.attacks.gcap import majority, nearest_pools, pool_means
 from capkit.attacks.grid import Grid
+from capkit.attacks.nearest_record import nearest_records
 from capkit.distance import dcr
 from capkit.errors import CapkitError
 
@@ -219,6 +220,9 @@ def predict(attacker: str | Attacker | object, grid: Grid, train: str, query: np
         return cache[key]
     if spec.method in ("cap", "gcap", "dummy"):
         out = _pools(grid, train, query, spec.method, seed)
+    elif spec.method == "nn" and spec.distance == "anonymeter":
+        target = nearest_records(grid, train, query).target
+        out = grid.values[target] if grid.kind == NUMERIC else target
     elif spec.method == "nn":
         out = _nearest(grid, train, query)
     elif spec.method == "estimator":

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from capkit.attacks.queries import column_kind
 from capkit.errors import CapkitError
@@ -322,6 +323,4 @@ class _NoBar:
 def _bar(total: int, show: bool, desc: str):
     if not show:
         return _NoBar()
-    from tqdm.auto import tqdm
-
     return tqdm(total=total, desc=desc)

@@ -23,10 +23,12 @@ from capkit.attacks import baseline_table
 from capkit.attacks.attackers import REGISTRY
 from capkit.cli import options as opts
 from capkit.cli.files import Inputs, load_inputs
+from capkit.cli.privacy import parse_halves, run_privacy
 from capkit.errors import CapkitError
 from capkit.plots.attacks import attack_rates
 from capkit.report import render
 from capkit.report.attack import attack_report
+from capkit.report.privacy import privacy_sections
 
 
 @dataclass
@@ -92,10 +94,21 @@ def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] |
               help="Numeric target: a guess within tolerance x |true value| is right.")
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
               help="Draw the success rates into this .png or .svg file.")
+@click.option("--singling-out", "singling", is_flag=True, default=False,
+              help="Also run anonymeter's multivariate singling-out attack (one query per "
+                   "synthetic record) on the columns read (keys, targets, --linkability "
+                   "halves), against the holdout or the random baseline.")
+@click.option("--linkability", "link", default=None, metavar="A1,A2;B1,B2",
+              help="Also run anonymeter's linkability attack with these two halves of "
+                   "columns (separated by ';').")
+@click.option("--sdmetrics", "sdm", is_flag=True, default=False,
+              help="Also compute SDMetrics 0.32's DisclosureProtection (keys known, each "
+                   "target sensitive) and, with --holdout, DCROverfittingProtection.")
 def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
            sep: str | None, allow_disjoint_levels: bool, quiet: bool, targets: str,
            holdout: Path | None, attackers: str | None, key_length: int | None, seed: int,
-           tolerance: float, plot_path: Path | None) -> None:
+           tolerance: float, plot_path: Path | None, singling: bool, link: str | None,
+           sdm: bool) -> None:
     """Attribute attacks on SYNTHETIC file(s) made from the ORIGINAL file.
 
     An intruder who knows the keys of a real record and holds the synthetic data predicts the
@@ -112,22 +125,28 @@ def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
         chosen = _attackers(attackers)
+        halves = parse_halves(link)
         opts.check_output(output, "--output")
         opts.check_output(plot_path, "--plot", (".png", ".svg"))
         if holdout is not None and not holdout.exists():
             raise CapkitError(f"--holdout file {str(holdout)!r} does not exist")
         inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","),
-                             sep=sep, holdout=holdout)
+                             sep=sep, holdout=holdout,
+                             extra_columns=[c for h in halves or () for c in h])
         opts.notes(inputs, quiet)
         result = run_attack(inputs, key_length=key_length, attackers=chosen, seed=seed,
                             tolerance=tolerance, allow_disjoint_levels=allow_disjoint_levels,
                             quiet=quiet)
+        with opts.measure_warnings(quiet):
+            privacy = run_privacy(inputs, singling=singling, halves=halves, sdmetrics=sdm,
+                                  seed=seed, quiet=quiet)
         with tempfile.TemporaryDirectory() as tmp:
             saved: list[Path] = []
             if plot_path is not None or fmt == "html":
                 saved = plots.save(attack_rates(result.table), "attack_rates", tmp)
             report = attack_report(result, opts.command_line(), opts.versions(),
-                                   saved[1].read_bytes() if saved else None)
+                                   saved[1].read_bytes() if saved else None,
+                                   privacy_sections(privacy))
             text = render(report, fmt)
             # everything computed: now write
             opts.emit(text, output)

@@ -167,8 +167,16 @@ def load_inputs(
     sep: str | None = None,
     target_na_option: str = "--no-target-na",
     holdout: Path | None = None,
+    all_columns: bool = False,
+    extra_columns: Sequence[str] = (),
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
+
+    ``holdout``: a file of records not used for the synthesis, read and aligned like the
+    synthetic files (``Inputs.holdout``). ``all_columns``: read and align every column of the
+    original file, not only the keys and targets (``capkit report``). ``extra_columns`` are
+    read and aligned too, beside the keys and targets (e.g. the halves of ``capkit attack
+    --linkability``).
 
     Raises :class:`CapkitError` for: a missing / unreadable / empty file; a CSV file read with
     the wrong delimiter (``sep``, :func:`capkit.data.io.separator`); duplicated column names;
@@ -194,7 +202,10 @@ def load_inputs(
             else []
         targets = _default_targets(headers[0], orig_header, keys)
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
-    needed = keys + targets
+    extra = [c for c in dict.fromkeys(extra_columns) if c not in {*keys, *targets}]
+    needed = keys + targets + extra
+    if all_columns:
+        needed += [c for c in io.read_columns(original, "original", sep) if c not in needed]
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
@@ -215,7 +226,8 @@ def load_inputs(
         names = ["the synthetic file"] if len(syn_files) == 1 else [
             f"synthetic file {j}" for j in range(1, len(syn_files) + 1)]
         names.append("the holdout file")
-    aligned = align_frames(orig_file.frame, frames, keys + kept, names=names)
+    columns = [c for c in needed if c in keys + kept + extra or all_columns]
+    aligned = align_frames(orig_file.frame, frames, columns, names=names)
     syntheses = aligned.synthetics[:len(syn_files)]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
     notes = _extra_column_note(headers[0], orig_file.columns)
@@ -228,7 +240,7 @@ def load_inputs(
               for j, f in enumerate(syn_files, start=1)]
     if hold_file is not None:
         lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
-    lines.append(f"columns read: {', '.join(keys + kept)}")
+    lines.append(f"columns read: {', '.join(columns)}")
     return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
                   warnings, notes, held)
 

@@ -13,6 +13,7 @@ import click
 from capkit.cli.attack import attack
 from capkit.cli.cap import cap
 from capkit.cli.disclosure import disclosure
+from capkit.cli.report import report
 from capkit.cli.reproduce import reproduce
 
 
@@ -36,3 +37,4 @@ main.add_command(reproduce)
 main.add_command(disclosure)
 main.add_command(cap)
 main.add_command(attack)
+main.add_command(report)

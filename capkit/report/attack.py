@@ -109,8 +109,10 @@ def _summary_lines(table: pd.DataFrame, has_holdout: bool) -> list[str]:
 
 
 def attack_report(run, command: str, versions: dict[str, str],  # noqa: ANN001
-                  figure_svg: bytes | None = None) -> Report:
-    """The :class:`Report` of a ``capkit attack`` run."""
+                  figure_svg: bytes | None = None, extra: list[Section] | None = None
+                  ) -> Report:
+    """The :class:`Report` of a ``capkit attack`` run; ``extra`` sections (the anonymeter
+    and SDMetrics ones, :mod:`capkit.report.privacy`) go before the notes."""
     table = run.table
     has_holdout = "risk" in table.columns
     key_sets = table["keys"].nunique()
@@ -146,6 +148,7 @@ def attack_report(run, command: str, versions: dict[str, str],  # noqa: ANN001
         "The strongest synthetic-trained attacker of each key set", sets, index=False,
         units=set_units, note="Sorted by the lower end of the risk interval (without a "
                               "holdout: by the members' rate).")]))
+    sections.extend(extra or [])
     notes = [f"Warning: {w}" for w in run.inputs.warnings]
     notes += [f"Note: {n}" for n in run.inputs.notes]
     notes += [f"Type alignment: {c}" for c in run.inputs.changes]

@@ -16,6 +16,7 @@ body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; mar
        max-width: 70em; padding: 0 1em; color: #1d2430; line-height: 1.45; }
 h1 { font-size: 1.6em; border-bottom: 2px solid #2b6cb0; padding-bottom: .3em; }
 h2 { font-size: 1.25em; margin-top: 1.8em; color: #2b4c7e; }
+div.scroll { max-width: 100%; overflow-x: auto; }
 table { border-collapse: collapse; margin: .6em 0 1.2em 0; font-size: .92em; }
 caption { text-align: left; font-weight: 600; padding-bottom: .3em; }
 th, td { border: 1px solid #c9d3df; padding: .25em .6em; }
@@ -41,8 +42,10 @@ def table_html(table: Table) -> str:
                       for v, n in zip(row, numeric, strict=True))
         th = f"<th>{escape(idx)}</th>" if table.index else ""
         rows.append(f"<tr>{th}{tds}</tr>")
-    out = (f"<table><caption>{escape(table.title)}</caption>\n<thead><tr>{head}</tr></thead>\n"
-           "<tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+    # a wide table scrolls inside its own box, never the page
+    out = (f'<div class="scroll"><table><caption>{escape(table.title)}</caption>\n'
+           f"<thead><tr>{head}</tr></thead>\n"
+           "<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>")
     if table.note:
         out += f'\n<p class="note">{escape(table.note)}</p>'
     return out

@@ -53,4 +53,6 @@ def render_json(report: Report) -> str:
             for s in report.sections
         ],
     }
+    if report.findings:
+        payload["findings"] = [{k: _value(v) for k, v in f.items()} for f in report.findings]
     return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

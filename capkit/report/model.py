@@ -89,6 +89,10 @@ class Report:
         The summary plot as SVG bytes, or None.
     figure_caption
         Its caption.
+    findings
+        Judged findings as plain dicts (measure, value, baseline, holdout, risk, ``verdict``,
+        rule, ...), which the json renderer lists under ``"findings"`` for scripts; the other
+        formats show them through the sections.
     """
 
     title: str
@@ -98,6 +102,7 @@ class Report:
     sections: list[Section] = field(default_factory=list)
     figure_svg: bytes | None = None
     figure_caption: str = ""
+    findings: list[dict[str, object]] = field(default_factory=list)
 
 
 def formatted(frame: pd.DataFrame, digits: int) -> pd.DataFrame:

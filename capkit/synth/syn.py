@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from capkit.errors import CapkitError
 from capkit.synth import cart
@@ -100,8 +101,6 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
                 "max_exhaustive": int(max_exhaustive)}
     shared = None if proper else {w: _fit(p, w, None, settings) for w in p.steps
                                   if p.wvars[w].method in ("cart", "sample")}
-    from tqdm import tqdm
-
     out_frames, fits = [], []
     bar = tqdm(total=m * len(p.steps), desc="syn", unit="var", disable=not progress)
     try:

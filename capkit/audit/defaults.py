@@ -1,0 +1,100 @@
+"""Default keys and targets of the custodian's report, and which numeric targets to group.
+
+The rules, stated in every report that uses them:
+
+* **keys**: the categorical columns (text, category or boolean) with 2 to :data:`MAX_KEY_LEVELS`
+  levels in the original data, in column order, at most :data:`MAX_KEYS` of them: the columns an
+  intruder is likely to know (sex, region, marital status, ...) without making every record
+  unique;
+* **targets**: every other column with at least two levels;
+* a numeric target with more than :data:`MAX_KEY_LEVELS` distinct values is grouped into
+  :data:`TARGET_GROUPS` classes for synthpop's measures (DiSCO, DCAP, ...), which otherwise
+  match it by exact value and score a near-copy 0 (issue 18, A2); the attacks, distances,
+  singling out and linkability use its values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from capkit.errors import CapkitError
+
+#: Most levels a default key may have (and most distinct values of an ungrouped target).
+MAX_KEY_LEVELS = 20
+#: Most default keys.
+MAX_KEYS = 4
+#: Classes of a grouped numeric target (synthpop's ngroups_targets).
+TARGET_GROUPS = 5
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Keys, targets, ``groups`` (target -> classes for synthpop's measures) and notes."""
+
+    keys: list[str]
+    targets: list[str]
+    groups: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype)
+
+
+def _names(value: Sequence[str] | None, argument: str, columns: list[str]) -> list[str] | None:
+    if value is None:
+        return None
+    names = [value] if isinstance(value, str) else list(value)
+    missing = [c for c in names if c not in columns]
+    if not names or missing:
+        raise CapkitError(f"{argument} must name columns of the original data; not found: "
+                          f"{missing or '(none given)'}")
+    return names
+
+
+def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
+           targets: Sequence[str] | None = None) -> Choice:
+    """The keys and targets of a report (the given ones, else the defaults above).
+
+    Raises
+    ------
+    CapkitError
+        A named column that is not in ``original``; a target that is also a key; no default
+        key (no categorical column with 2 to 20 levels: give keys); no target left.
+    """
+    columns = list(original.columns)
+    key_list, target_list = _names(keys, "keys", columns), _names(targets, "targets", columns)
+    notes = []
+    levels = {c: int(original[c].nunique(dropna=True)) for c in columns}
+    if key_list is None:
+        candidates = [c for c in columns if not _numeric(original[c])
+                      and 2 <= levels[c] <= MAX_KEY_LEVELS and c not in (target_list or [])]
+        key_list = candidates[:MAX_KEYS]
+        if not key_list:
+            raise CapkitError("no default key: no categorical column has 2 to "
+                              f"{MAX_KEY_LEVELS} levels; give the keys")
+        notes.append(f"keys (default): {', '.join(key_list)}: the first {MAX_KEYS} categorical "
+                     f"columns with 2 to {MAX_KEY_LEVELS} levels")
+    clash = [t for t in target_list or [] if t in key_list]
+    if clash:
+        raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be a key")
+    if target_list is None:
+        target_list = [c for c in columns if c not in key_list and levels[c] >= 2]
+        if not target_list:
+            raise CapkitError("no target: every column besides the keys has a single level")
+        notes.append("targets (default): every other column with at least two levels")
+    groups = {t: TARGET_GROUPS for t in target_list
+              if _numeric(original[t]) and levels[t] > MAX_KEY_LEVELS}
+    if groups:
+        notes.append(f"numeric targets {', '.join(groups)} have more than {MAX_KEY_LEVELS} "
+                     f"distinct values: synthpop's measures group each into {TARGET_GROUPS} "
+                     "classes (as --ngroups-targets would), else an exact-value match scores "
+                     "a near-copy 0; the attacks and distances use the values")
+    return Choice(key_list, target_list, groups, notes)
+
+
+__all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "TARGET_GROUPS", "Choice", "choose"]

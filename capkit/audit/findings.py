@@ -1,0 +1,168 @@
+"""A finding of the custodian's report: one measured value, its comparisons, its verdict.
+
+:class:`Finding` holds what a measure returned (the members' value, the holdout's, the
+no-information baseline, the risk and its interval, every rate in percent) and the
+:class:`~capkit.audit.verdicts.Verdict` the rules of :mod:`capkit.audit.verdicts` give it;
+:func:`from_comparison` builds one from a :class:`capkit.membership.ControlComparison`, and
+:func:`message` says it in plain words. Nothing here measures.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from capkit.audit import verdicts
+from capkit.membership import ControlComparison, compare_to_control
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One measured value of one synthesis, compared and judged.
+
+    Attributes
+    ----------
+    synthesis
+        Name of the synthesis.
+    family
+        ``copies``, ``identity``, ``attribute``, ``checks``, ``attack``, ``singling out`` or
+        ``linkability`` (the keys of :data:`capkit.audit.verdicts.ACTIONS`).
+    measure
+        The measure's name (``DiSCO``, ``exact copies``, ``knn attack``, ...).
+    subject
+        What it is about: a target column, or ``all columns``, ``keys``.
+    value
+        The members' value, in ``unit``.
+    unit
+        ``"%"`` (percent of records / queries / attacks) or ``"count"``.
+    holdout
+        The same measure on the holdout records (None without a holdout).
+    baseline
+        The no-information baseline (dummy predictor, random queries, baseCAPd), or None.
+    baseline_name
+        What the baseline is.
+    risk, risk_low, risk_high
+        The risk (m - c) / (1 - c) in percent with its interval: against the holdout when one
+        is given, else against the baseline (None when neither).
+    verdict, rule, action
+        The verdict level, the rule (code: words) and what to do (empty when not flagged).
+    detail
+        Counts behind the value (e.g. ``"812 of 5000 members"``).
+    """
+
+    synthesis: str
+    family: str
+    measure: str
+    subject: str
+    value: float
+    unit: str
+    holdout: float | None
+    baseline: float | None
+    baseline_name: str
+    risk: float | None
+    risk_low: float | None
+    risk_high: float | None
+    verdict: str
+    rule: str
+    action: str
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """The finding as a plain dict (for JSON), with its plain-words ``message``."""
+        return {**asdict(self), "message": message(self)}
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else 100.0 * x
+
+
+def from_comparison(synthesis: str, family: str, measure: str, subject: str,
+                    control: ControlComparison | None, baseline: ControlComparison | None,
+                    baseline_name: str = "", detail: str = "") -> Finding:
+    """A finding from the members-vs-holdout comparison (``control``, may be None or lack a
+    control rate) and the members-vs-baseline comparison (``baseline``, may be None).
+
+    The verdict follows rules C1-C3 when a holdout rate is there, else B1-B2 against the
+    baseline, else N0 (:mod:`capkit.audit.verdicts`).
+    """
+    main = control if control is not None else baseline
+    has_control = control is not None and control.control is not None
+    if has_control:
+        judged, compared = verdicts.against_control(control.risk, control.risk_ci[0], family), \
+            control
+    elif baseline is not None and baseline.control is not None:
+        judged, compared = verdicts.against_baseline(baseline.risk_ci[0], family), baseline
+    else:
+        judged, compared = verdicts.not_judged(family), None
+    low_high = compared.risk_ci if compared is not None else (None, None)
+    return Finding(
+        synthesis=synthesis, family=family, measure=measure, subject=subject,
+        value=100.0 * main.members.rate, unit="%",
+        holdout=_pct(control.control.rate) if has_control else None,
+        baseline=_pct(baseline.control.rate) if baseline is not None and
+        baseline.control is not None else None,
+        baseline_name=baseline_name,
+        risk=_pct(compared.risk) if compared is not None else None,
+        risk_low=_pct(low_high[0]), risk_high=_pct(low_high[1]),
+        verdict=judged.level, rule=judged.rule_text, action=judged.action, detail=detail)
+
+
+def from_percents(synthesis: str, family: str, measure: str, subject: str, members: float,
+                  n_members: int, holdout: float | None, n_holdout: int | None,
+                  baseline: float | None = None, baseline_name: str = "",
+                  confidence: float = 0.95) -> Finding:
+    """A finding from percentages of records (synthpop's measures): the counts
+    ``percent / 100 * n`` go through :func:`capkit.membership.compare_to_control`; without a
+    holdout, DiSCO follows rule B4 and the others B1-B2 against ``baseline``."""
+    detail = f"{members:.2f}% of {n_members} members"
+    if holdout is not None and n_holdout:
+        control = compare_to_control(members / 100 * n_members, n_members,
+                                     holdout / 100 * n_holdout, n_holdout,
+                                     confidence=confidence, warn=False)
+        f = from_comparison(synthesis, family, measure, subject, control, None, baseline_name,
+                            detail)
+        return _with(f, baseline=baseline)
+    if measure == "DiSCO":
+        judged = verdicts.disco_without_control(members)
+        return Finding(synthesis, family, measure, subject, members, "%", None, baseline,
+                       baseline_name, None, None, None, judged.level, judged.rule_text,
+                       judged.action, detail)
+    against = None
+    if baseline is not None:
+        against = compare_to_control(members / 100 * n_members, n_members,
+                                     baseline / 100 * n_members, n_members,
+                                     confidence=confidence, warn=False)
+    f = from_comparison(synthesis, family, measure, subject, None, against, baseline_name,
+                        detail)
+    return _with(f, value=members)
+
+
+def _with(finding: Finding, **changes: object) -> Finding:
+    return Finding(**{**asdict(finding), **changes})
+
+
+def _num(x: float | None, unit: str = "%") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "NA"
+    return f"{x:,.0f}" if unit == "count" else f"{x:.1f}%"
+
+
+def message(f: Finding) -> str:
+    """The finding in plain words, e.g. ``"DiSCO for income: 23.0% of members, 6.1x the
+    holdout's 3.8% (risk 20.0%, 17.9-22.1%): disclosive"``."""
+    about = f"{f.measure} for {f.subject}" if f.subject else f.measure
+    text = f"{about}: {_num(f.value, f.unit)}"
+    if f.detail:
+        text += f" ({f.detail})"
+    if f.holdout is not None:
+        ratio = (f"{f.value / f.holdout:.1f}x" if f.holdout > 0 else
+                 ("infinitely above" if f.value > 0 else "the same as"))
+        text += f", {ratio} the holdout's {_num(f.holdout, f.unit)}"
+    if f.baseline is not None:
+        text += f"; no-information baseline ({f.baseline_name}) {_num(f.baseline, f.unit)}"
+    if f.risk is not None:
+        text += f"; risk {_num(f.risk)} ({_num(f.risk_low)} to {_num(f.risk_high)})"
+    return f"{text}: {f.verdict}"
+
+
+__all__ = ["Finding", "from_comparison", "from_percents", "message"]

@@ -1,0 +1,95 @@
+"""The anonymeter attacks and SDMetrics scores of ``capkit attack`` (``--singling-out``,
+``--linkability``, ``--sdmetrics``): computed here for every synthetic file, laid out by
+:mod:`capkit.report.privacy`.
+
+Singling out and linkability are anonymeter's (Giomi et al., "A Unified Framework for
+Quantifying Privacy Risk in Synthetic Data", PoPETs 2023) as :mod:`capkit.attacks` runs them:
+every record attacked, seeded, compared with the holdout (``--holdout``) or, without one, with
+the random baseline. The SDMetrics scores are SDMetrics 0.32's ``DisclosureProtection`` (keys
+known, each target sensitive) and, with a holdout, ``DCROverfittingProtection``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from capkit.attacks import linkability, singling_out
+from capkit.cli.files import Inputs
+from capkit.data.labels import is_numeric
+from capkit.errors import CapkitError
+from capkit.sdmetrics import DCROverfittingProtection, DisclosureProtection
+
+
+@dataclass
+class PrivacyRun:
+    """Results of the privacy options: one row per (synthesis, attack) in ``attacks``, one per
+    (synthesis, metric, target) in ``scores``; what was asked; the measures' notes."""
+
+    attacks: pd.DataFrame
+    scores: pd.DataFrame
+    halves: tuple[list[str], list[str]] | None
+    has_holdout: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_halves(value: str | None) -> tuple[list[str], list[str]] | None:
+    """``--linkability "A1,A2;B1,B2"`` as two lists of column names."""
+    if value is None:
+        return None
+    parts = value.split(";")
+    halves = [[c.strip() for c in part.split(",") if c.strip()] for part in parts]
+    if len(halves) != 2 or not all(halves):
+        raise CapkitError(f"--linkability needs two column lists separated by ';', e.g. "
+                          f"\"age,sex;region,income\", got {value!r}")
+    return halves[0], halves[1]
+
+
+def _row(synthesis: int, attack: str, result) -> dict:  # noqa: ANN001 - either result type
+    head = result.control if result.n_control is not None else result.baseline
+    reference = head.control
+    return {"synthesis": synthesis, "attack": attack,
+            "attacks": int(head.members.n), "members": head.members.k,
+            "compared with": result.risk_reference, "compared count": reference.k,
+            "members rate": head.members.rate, "compared rate": reference.rate,
+            "risk": result.risk, "risk_low": result.risk_ci[0], "risk_high": result.risk_ci[1]}
+
+
+def run_privacy(inputs: Inputs, *, singling: bool, halves: tuple[list[str], list[str]] | None,
+                sdmetrics: bool, seed: int, quiet: bool) -> PrivacyRun:
+    """The asked-for anonymeter attacks and SDMetrics scores on every synthetic file."""
+    rows, scores, notes = [], [], []
+    original, holdout = inputs.original, inputs.holdout
+    for i, synthetic in enumerate(inputs.synthetics, start=1):
+        if singling:
+            result = singling_out(original, synthetic, control=holdout, seed=seed)
+            rows.append(_row(i, "singling out (multivariate)", result))
+        if halves is not None:
+            result = linkability(original, synthetic, halves, control=holdout, seed=seed,
+                                 progress=not quiet)
+            rows.append(_row(i, "linkability", result) | {
+                "tie range": f"{result.links_range[0]}-{result.links_range[1]}"})
+        if sdmetrics:
+            numeric = [c for c in (*inputs.keys, *inputs.targets) if is_numeric(original[c])]
+            for target in inputs.targets:
+                score = DisclosureProtection.compute(
+                    original, synthetic, inputs.keys, [target],
+                    continuous_column_names=[c for c in numeric if c in
+                                             (*inputs.keys, target)] or None,
+                    allow_disjoint_levels=True)
+                scores.append({"synthesis": i, "metric": "DisclosureProtection",
+                               "target": target, "score": score})
+            if holdout is not None:
+                meta = {"columns": {c: {"sdtype": "numerical" if is_numeric(original[c])
+                                        else "categorical"} for c in original.columns}}
+                score = DCROverfittingProtection.compute(original, synthetic, holdout, meta)
+                scores.append({"synthesis": i, "metric": "DCROverfittingProtection",
+                               "target": "", "score": score})
+    if sdmetrics and holdout is None:
+        notes.append("DCROverfittingProtection needs --holdout; it was not computed.")
+    return PrivacyRun(pd.DataFrame(rows), pd.DataFrame(scores), halves, holdout is not None,
+                      notes)
+
+
+__all__ = ["PrivacyRun", "parse_halves", "run_privacy"]

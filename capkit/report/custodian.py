@@ -1,0 +1,123 @@
+"""The report of ``capkit report``: the custodian's findings laid out for a reader.
+
+Built from a :class:`capkit.audit.Audit` (the findings of every measure family on every
+synthesis, already judged by :mod:`capkit.audit.verdicts`): the verdicts per synthesis first,
+then each synthesis's findings (the members' value next to the holdout's and the
+no-information baseline, the risk with its interval, the verdict), what to do, the rules
+behind the verdicts and synthpop's measures per target. Every rate is a percentage of records
+(or of queries / attacks), every column says its unit. Nothing here measures or judges.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from capkit.audit import RULES, Audit
+from capkit.audit.findings import message
+from capkit.report.model import Report, Section, Table
+
+_INTRO = (
+    "Each finding compares what the synthetic data tell about the members (the records they "
+    "were made from) with what they tell about the holdout (records of the same population "
+    "that were not used) and with a no-information baseline. The risk (m - c) / (1 - c) is "
+    "the members' success beyond the holdout's, with its 95% interval. 'not flagged' means no "
+    "evidence of disclosure by that measure, never proof of safety: no single number here is.")
+
+_NO_HOLDOUT = (
+    "No holdout was given: disclosure about the members cannot be told from inference about "
+    "the population, so no finding is called disclosive; give --holdout (records not used for "
+    "the synthesis) for a verdict.")
+
+_COLUMNS = {"family": "family", "measure": "measure", "subject": "subject", "value": "members",
+            "holdout": "holdout", "baseline": "baseline", "risk": "risk",
+            "risk_low": "risk low", "risk_high": "risk high", "verdict": "verdict"}
+
+
+def _findings_table(audit: Audit, name: str) -> Table:
+    rows = [f for f in audit.findings if f.synthesis == name and f.unit == "%"]
+    frame = pd.DataFrame([{v: getattr(f, k) for k, v in _COLUMNS.items()} for f in rows])
+    for c in ("members", "holdout", "baseline", "risk", "risk low", "risk high"):
+        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+    units = {c: "%" for c in ("members", "holdout", "baseline", "risk", "risk low",
+                              "risk high")}
+    return Table(f"Findings: {name}", frame, digits=1, index=False, units=units,
+                 note="members / holdout: the measure on each group; baseline: the "
+                      "no-information level (baseCAPd, dummy predictor, random queries or "
+                      "links); risk: against the holdout (else the baseline), 95% interval.")
+
+
+def _synthesis_section(audit: Audit, name: str) -> Section:
+    mine = [f for f in audit.findings if f.synthesis == name]
+    flagged = [f for f in mine if f.verdict != "not flagged" and f.family != "checks"]
+    flagged.sort(key=lambda f: f.verdict != "disclosive")
+    checks = [f for f in mine if f.family == "checks" and f.verdict != "not flagged"]
+    items = [message(f) for f in flagged]
+    if checks:
+        items.append("synthpop's 1-way / 2-way checks flag entries for "
+                     + ", ".join(f"{f.subject} ({f.value:.0f})" for f in checks)
+                     + ": the data are nearly disclosive there whatever the synthesis "
+                       "(review; rule K1)")
+    if not items:
+        items = ["no finding flagged by the rules below (no evidence of disclosure by these "
+                 "measures, not proof of safety)"]
+    actions = []
+    for f in flagged + checks:
+        line = f"{f.family}: {f.action}"
+        if f.action and line not in actions:
+            actions.append(line)
+    paragraphs = [f"What to do: {'; '.join(actions)}."] if actions else []
+    return Section(f"Synthesis: {name}", paragraphs=paragraphs, items=items,
+                   tables=[_findings_table(audit, name)])
+
+
+def _verdict_section(audit: Audit) -> Section:
+    table = audit.verdicts()
+    items = []
+    for name, row in table.iterrows():
+        worst = next((lv for lv in table.columns if row[lv] > 0), "not flagged")
+        families = sorted({f.family for f in audit.findings
+                           if f.synthesis == name and f.verdict == "disclosive"})
+        where = f" ({', '.join(families)})" if families else ""
+        items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
+                     f"review, {row['not flagged']} not flagged; worst: {worst}")
+    paragraphs = [_INTRO] + ([_NO_HOLDOUT] if audit.n_holdout is None else [])
+    return Section("Verdicts", paragraphs=paragraphs, items=items,
+                   tables=[Table("Findings per verdict", table, digits=0,
+                                 units={c: "count" for c in table.columns})],
+                   css_class="summary")
+
+
+def custodian_report(audit: Audit, command: str, versions: dict[str, str],
+                     inputs: list[str]) -> Report:
+    """The :class:`Report` of an audit: verdicts, findings per synthesis, rules, measures."""
+    sections = [_verdict_section(audit)]
+    sections += [_synthesis_section(audit, name) for name in audit.syntheses]
+    rules = pd.DataFrame({"rule": list(RULES.values())}, index=list(RULES))
+    sections.append(Section(
+        "How the verdicts are decided",
+        paragraphs=["Every verdict follows one of these rules (capkit.audit.verdicts; "
+                    "docs/custodian-report.md). The holdout's rate is the control: a measure "
+                    "is disclosive only when the members' rate clearly exceeds it."],
+        tables=[Table("Verdict rules", rules, index=True)]))
+    if not audit.measures.empty:
+        frame = audit.measures.set_index(["synthesis", "target"])
+        frame.index = [f"{s} | {t}" for s, t in frame.index]
+        sections.append(Section(
+            "synthpop's measures per target",
+            paragraphs=["Raab, Nowok & Dibben's measures with the keys below, in percent of "
+                        "the members; DCAP = 100 x CAP v1 (Baillargeon & Charest, Def. 2), "
+                        "CAP v2 over the records whose key occurs in the synthetic data "
+                        "(Def. 3); the holdout's DiSCO and DCAP are its control."],
+            tables=[Table("Measures per synthesis and target", frame, digits=1,
+                          units={c: "%" for c in frame.columns})]))
+    sections.append(Section("Keys and targets", items=[
+        f"keys: {', '.join(audit.keys)}", f"targets: {', '.join(audit.targets)}",
+        *audit.notes]))
+    holdout = ("no holdout" if audit.n_holdout is None else
+               f"holdout: {audit.n_holdout:,} records")
+    return Report(title="Disclosure risk report", command=command, versions=versions,
+                  inputs=[*inputs, holdout] if inputs else [holdout], sections=sections,
+                  findings=[f.to_dict() for f in audit.findings])
+
+
+__all__ = ["custodian_report"]

@@ -1,0 +1,69 @@
+"""capkit.synth.baselines (reference syntheses) and capkit.plots.privacy."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capkit.errors import CapkitError
+from capkit.plots.privacy import privacy_risks
+from capkit.synth.baselines import bootstrap_with_noise, independent_columns
+
+
+def _frame(n: int = 400) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, n)
+    return pd.DataFrame({"x": x, "y": x * 2.5 + rng.normal(size=n),
+                         "c": pd.Categorical(np.where(x > 50, "hi", "lo")),
+                         "t": np.where(x % 2 == 0, "even", "odd")}).set_axis(np.arange(n) + 7)
+
+
+def test_bootstrap_is_a_near_copy_with_the_dtypes():
+    frame = _frame()
+    before = frame.copy()
+    out = bootstrap_with_noise(frame, seed=3)
+    assert frame.equals(before)
+    assert list(out.index) == list(range(len(frame)))
+    assert out.dtypes.equals(frame.dtypes)
+    assert out.equals(bootstrap_with_noise(frame, seed=3))
+    assert not out.equals(bootstrap_with_noise(frame, seed=4))
+    # every row is an original row up to the noise: the categorical columns copied, the
+    # numbers within a few percent of a standard deviation of some original row
+    rows = pd.MultiIndex.from_frame(frame[["c", "t"]].astype(str))
+    assert pd.MultiIndex.from_frame(out[["c", "t"]].astype(str)).isin(rows).all()
+    gap = np.abs(out["y"].to_numpy()[:, None] - frame["y"].to_numpy()[None, :]).min(axis=1)
+    assert gap.max() < 0.05 * frame["y"].std()
+    assert bootstrap_with_noise(frame, n=10, seed=1).shape == (10, 4)
+
+
+def test_independent_columns_keep_marginals_and_break_relations():
+    frame = _frame(2000)
+    out = independent_columns(frame, seed=5)
+    assert out.dtypes.equals(frame.dtypes)
+    for column in frame.columns:
+        assert set(out[column]) <= set(frame[column])
+    assert abs(np.corrcoef(frame["x"], frame["y"])[0, 1]) > 0.99
+    assert abs(np.corrcoef(out["x"], out["y"])[0, 1]) < 0.1
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bootstrap_with_noise(pd.DataFrame()), lambda: independent_columns([1, 2]),
+    lambda: bootstrap_with_noise(_frame(), noise=-1), lambda: independent_columns(_frame(), n=0)])
+def test_bad_input(call):
+    with pytest.raises(CapkitError):
+        call()
+
+
+def test_privacy_risks_figure():
+    table = pd.DataFrame({"measure": ["a", "a", "b", "b"], "synthesis": ["s", "t", "s", "t"],
+                          "value": [0.2, 0.1, 0.5, 0.6], "low": [0.1, 0.0, 0.5, 0.6],
+                          "high": [0.3, 0.2, 0.5, 0.6]})
+    fig = privacy_risks(table, title="x")
+    assert len(fig.axes) == 2
+    with pytest.raises(CapkitError):
+        privacy_risks(table.drop(columns="low"))

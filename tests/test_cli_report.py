@@ -1,0 +1,165 @@
+"""``capkit report`` and :func:`capkit.audit.audit`: the verdicts a leaking and a harmless
+synthesis must get, the same findings in every format, --fail-on, bad input, and the html page
+in headless Chromium at 1280 px."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from capkit import CapkitError
+from capkit.audit import audit, verdicts
+from capkit.audit.defaults import choose
+from capkit.cli import main
+from capkit.synth.baselines import bootstrap_with_noise, independent_columns
+
+CHROMIUM = os.environ.get("CAPKIT_CHROMIUM", "/usr/bin/chromium")
+
+
+def _population(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["F", "M"], n)
+    region = rng.choice(list("abcdef"), n)
+    age = rng.integers(18, 80, n)
+    job = rng.choice(["clerk", "nurse", "driver", "cook", "teacher"], n)
+    income = np.round(np.exp(rng.normal(10, 0.5, n)) + 300 * (sex == "M"))
+    smoke = rng.choice(["yes", "no"], n)
+    return pd.DataFrame({"sex": sex, "region": region, "job": job, "age": age,
+                         "income": income, "smoke": smoke})
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("report")
+    data = _population(1500, 3)
+    members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
+    frames = {"orig": members, "holdout": holdout.reset_index(drop=True),
+              "boot": bootstrap_with_noise(members, seed=1),
+              "ind": independent_columns(members, seed=1)}
+    out = {}
+    for name, frame in frames.items():
+        out[name] = tmp / f"{name}.csv"
+        frame.to_csv(out[name], index=False)
+    return out
+
+
+def _run(*args: str) -> object:
+    return CliRunner().invoke(main, ["report", *args, "-q"])
+
+
+def test_bootstrap_flagged_independent_not(files: dict[str, Path]) -> None:
+    result = _run(str(files["orig"]), str(files["boot"]), str(files["ind"]), "--holdout",
+                  str(files["holdout"]), "--format", "json", "--keys", "sex,region,job,age")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    found = pd.DataFrame(payload["findings"])
+    assert {"measure", "value", "baseline", "holdout", "verdict", "rule"} <= set(found.columns)
+    boot, ind = found[found.synthesis == "1: boot.csv"], found[found.synthesis == "2: ind.csv"]
+    near = boot[boot.measure == "near copies"].iloc[0]
+    assert near.verdict == "disclosive" and near.value > 50 and near.holdout < 10
+    assert (boot[boot.family == "attribute"].verdict == "disclosive").any()
+    assert not (ind.verdict == "disclosive").any()
+    assert set(ind[ind.family == "copies"].verdict) == {"not flagged"}
+
+
+def test_same_findings_every_format(files: dict[str, Path]) -> None:
+    args = [str(files["orig"]), str(files["boot"]), "--holdout", str(files["holdout"]),
+            "--keys", "sex,region,job", "--family", "distance"]
+    outputs = {fmt: _run(*args, "--format", fmt) for fmt in ("text", "markdown", "html",
+                                                             "json")}
+    assert all(r.exit_code == 0 for r in outputs.values())
+    findings = json.loads(outputs["json"].output)["findings"]
+    assert [f["measure"] for f in findings] == ["exact copies", "near copies"]
+    for fmt in ("text", "markdown", "html"):
+        assert "near copies" in outputs[fmt].output and "disclosive" in outputs[fmt].output
+        assert "C1" in outputs[fmt].output  # the rule is written down
+
+
+def test_fail_on_and_no_holdout(files: dict[str, Path]) -> None:
+    args = [str(files["orig"]), str(files["boot"]), "--keys", "sex,region,job", "--family",
+            "distance", "--format", "json"]
+    assert _run(*args, "--holdout", str(files["holdout"])).exit_code == 0
+    failed = _run(*args, "--holdout", str(files["holdout"]), "--fail-on", "disclosive")
+    assert failed.exit_code == 2
+    alone = _run(*args)  # without a holdout nothing is called disclosive
+    assert alone.exit_code == 0
+    assert {f["verdict"] for f in json.loads(alone.output)["findings"]} <= {"review",
+                                                                           "not flagged"}
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--keys", "nope"], "nope"),
+    (["--holdout", "missing.csv"], "holdout file"),
+    (["--keys", "sex", "--targets", "sex"], "also a key"),
+])
+def test_bad_input_one_error_line(files: dict[str, Path], args: list[str], words: str) -> None:
+    result = _run(str(files["orig"]), str(files["boot"]), *args)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error:") and words in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_default_keys_rule() -> None:
+    data = _population(200, 1)
+    choice = choose(data)
+    assert choice.keys == ["sex", "region", "job", "smoke"]
+    assert choice.targets == ["age", "income"] and choice.groups == {"age": 5, "income": 5}
+    with pytest.raises(CapkitError, match="no default key"):
+        choose(data[["age", "income"]])
+
+
+def test_verdict_rules() -> None:
+    assert verdicts.against_control(0.2, 0.1, "attribute").level == "disclosive"
+    assert verdicts.against_control(0.02, 0.005, "attribute").level == "review"
+    assert verdicts.against_control(0.005, 0.001, "attribute").level == "not flagged"
+    assert verdicts.against_control(0.005, 0.001, "copies").level == "review"
+    assert verdicts.against_control(0.08, 0.0, "attack").level == "review"
+    assert verdicts.against_control(float("nan"), float("nan"), "attack").level == \
+        "not flagged"
+    assert verdicts.against_baseline(0.5, "attack").level == "review"  # never disclosive
+
+
+def test_audit_leaves_input_unchanged() -> None:
+    data = _population(400, 2)
+    members, holdout = data.iloc[:300].reset_index(drop=True), data.iloc[300:]
+    syn = independent_columns(members, seed=2)
+    before = [f.copy() for f in (members, holdout, syn)]
+    audit(members, syn, holdout=holdout, keys=["sex", "region"], families=["distance"])
+    for a, b in zip(before, (members, holdout, syn), strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.skipif(not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)),
+                    reason=f"headless Chromium not found at {CHROMIUM}")
+def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    result = _run(str(files["orig"]), str(files["boot"]), str(files["ind"]), "--holdout",
+                  str(files["holdout"]), "--keys", "sex,region,job", "--format", "html", "-o",
+                  str(page))
+    assert result.exit_code == 0, result.output
+    shot = tmp_path / "shot.png"
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    run = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-dev-shm-usage", f"--user-data-dir={profile}", f"--screenshot={shot}",
+         "--window-size=1280,2000", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
+    import matplotlib.image as mpimg
+
+    pixels = mpimg.imread(shot)
+    assert pixels.shape[1] == 1280
+    # no horizontal page scrollbar: the bottom rows are not a scrollbar band (grey) but page
+    ink = (pixels[..., :3].mean(axis=2) < 0.8).mean()
+    assert ink > 0.01
+    if os.environ.get("CAPKIT_KEEP_SHOT"):
+        shutil.copyfile(shot, os.environ["CAPKIT_KEEP_SHOT"])

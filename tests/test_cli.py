@@ -587,3 +587,33 @@ def test_cap_duckdb_engine_gives_the_pandas_numbers(files: dict[str, Path],
     rejected([files["orig"], files["syn1"], "--keys", "sex,age", "--targets", "smoke",
               "--engine", "duckdb"], "--records needs --engine pandas", tmp_path,
              command="cap")
+
+
+def test_lazy_commands_list_their_own_help() -> None:
+    """`capkit --help` lists each command from capkit.cli.main.COMMANDS without importing its
+    module; each summary there is the start of the command's own help, and every command runs."""
+    import importlib
+
+    from capkit.cli.main import COMMANDS
+
+    for name, (module, summary) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), name)
+        assert command.name == name
+        assert " ".join(command.help.split()).startswith(summary), name
+    listing = CliRunner().invoke(main, ["--help"]).output
+    for name in COMMANDS:
+        assert f"  {name} " in listing
+    assert CliRunner().invoke(main, ["nosuch"]).exit_code == 2
+
+
+def test_help_does_not_import_the_commands() -> None:
+    import ast
+    import subprocess
+    import sys
+
+    code = ("import sys; from click.testing import CliRunner; from capkit.cli import main; "
+            "CliRunner().invoke(main, ['--help']); heavy = ('capkit.cli.', 'sklearn', 'scipy'); "
+            "print(sorted(m for m in sys.modules if m.startswith(heavy)))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert ast.literal_eval(loaded.stdout) == ["capkit.cli.main"]

@@ -1,24 +1,41 @@
 """The ``capkit`` command group: one module per command (:mod:`~capkit.cli.reproduce`,
-:mod:`~capkit.cli.disclosure`, :mod:`~capkit.cli.cap`, :mod:`~capkit.cli.attack`), the shared
-file reader (:mod:`~capkit.cli.files`) and options (:mod:`~capkit.cli.options`).
+:mod:`~capkit.cli.disclosure`, :mod:`~capkit.cli.cap`, :mod:`~capkit.cli.attack`,
+:mod:`~capkit.cli.report`), the shared file reader (:mod:`~capkit.cli.files`) and options
+(:mod:`~capkit.cli.options`).
 
-Every problem with the inputs is reported as ``Error: <message>`` with a non-zero exit code,
-before anything is written: results are computed in full first, files written last.
+A command's module is imported when that command runs (``capkit --help`` and ``capkit cap``
+do not pay for scikit-learn, which ``attack`` and ``report`` need): click's lazily loaded
+subcommands. Every problem with the inputs is reported as ``Error: <message>`` with a non-zero
+exit code, before anything is written: results are computed in full first, files written last.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from capkit.cli.attack import attack
-from capkit.cli.cap import cap
-from capkit.cli.disclosure import disclosure
-from capkit.cli.report import report
-from capkit.cli.reproduce import reproduce
+#: command name -> (module holding the command of that name, first sentence of its help, which
+#: ``capkit --help`` lists without importing the module; tests/test_cli.py checks it matches).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "attack": ("capkit.cli.attack",
+               "Attribute attacks on SYNTHETIC file(s) made from the ORIGINAL file."),
+    "cap": ("capkit.cli.cap",
+            "Baillargeon & Charest's CAP of SYNTHETIC file(s) made from the ORIGINAL file."),
+    "disclosure": ("capkit.cli.disclosure",
+                   "synthpop's disclosure measures of SYNTHETIC file(s) made from the ORIGINAL "
+                   "file."),
+    "report": ("capkit.cli.report",
+               "The custodian's report: every disclosure measure on SYNTHETIC file(s) made from "
+               "the ORIGINAL file, with a verdict per finding."),
+    "reproduce": ("capkit.cli.reproduce",
+                  "Execute the experiments' notebooks and write figures/claims.md."),
+}
 
 
 class _Group(click.Group):
-    """Keeps the raw command-line arguments, so that reports can print the exact command."""
+    """Loads each command's module on first use, and keeps the raw command-line arguments so
+    that reports can print the exact command."""
 
     def make_context(self, info_name, args, parent=None, **extra):  # noqa: ANN001, ANN201
         raw = list(args)
@@ -26,15 +43,23 @@ class _Group(click.Group):
         ctx.meta["capkit.argv"] = raw
         return ctx
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        return getattr(importlib.import_module(COMMANDS[cmd_name][0]), cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.utils.make_default_short_help(summary, limit))
+                for name, (_, summary) in sorted(COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 @click.group(cls=_Group)
 @click.version_option(package_name="capkit")
 def main() -> None:
     """capkit: disclosure risk of synthetic data (CAP, synthpop's measures), reproduced."""
-
-
-main.add_command(reproduce)
-main.add_command(disclosure)
-main.add_command(cap)
-main.add_command(attack)
-main.add_command(report)

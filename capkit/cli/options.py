@@ -103,28 +103,30 @@ def run_reporting_errors(body: Callable[[], None]) -> None:
 
 FILES = click.argument("files", nargs=-1, required=True,
                         type=click.Path(path_type=Path, dir_okay=True))
-COMMON = [
-    click.option("--keys", required=True, metavar="K1,K2,...",
-                 help="Key columns (quasi-identifiers), comma-separated."),
-    click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "html"]),
-                 default="text", show_default=True, help="Output format."),
-    click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
-                 help="Write the report to this file instead of standard output."),
-    click.option("--na-values", default=",NA", show_default=True, metavar="V1,V2",
-                 help="CSV only: texts read as missing (comma-separated; the empty field is "
-                      "the empty text)."),
-    click.option("--sep", default=None, metavar="CHAR",
-                 help="CSV only: the field delimiter ('tab' for a tab) [default: ',' for "
-                      ".csv, a tab for .tsv]."),
-    click.option("--allow-disjoint-levels", is_flag=True,
-                 help="Measure even a key or target whose original and synthetic levels "
-                      "barely overlap (fewer than half of the original records have a value "
-                      "found in the synthetic file): by default an error, as the files "
-                      "almost surely code it differently."),
-    click.option("--quiet", "-q", is_flag=True,
-                 help="No progress bar, no warnings or notes on stderr (the report keeps "
-                      "them)."),
-]
+KEYS = click.option("--keys", required=True, metavar="K1,K2,...",
+                    help="Key columns (quasi-identifiers), comma-separated.")
+FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "html"]),
+                      default="text", show_default=True, help="Output format.")
+OUTPUT = click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
+                      help="Write the report to this file instead of standard output.")
+NA_VALUES = click.option(
+    "--na-values", default=",NA", show_default=True, metavar="V1,V2",
+    help="CSV only: texts read as missing (comma-separated; the empty field is the empty text).")
+SEP = click.option(
+    "--sep", default=None, metavar="CHAR",
+    help="CSV only: the field delimiter ('tab' for a tab) [default: ',' for .csv, a tab for "
+         ".tsv].")
+ALLOW_DISJOINT_LEVELS = click.option(
+    "--allow-disjoint-levels", is_flag=True,
+    help="Measure even a key or target whose original and synthetic levels barely overlap "
+         "(fewer than half of the original records have a value found in the synthetic file): "
+         "by default an error, as the files almost surely code it differently.")
+QUIET = click.option("--quiet", "-q", is_flag=True,
+                     help="No progress bar, no warnings or notes on stderr (the report keeps "
+                          "them).")
+
+#: The options every measuring command takes, in the order they are listed.
+COMMON = [KEYS, FORMAT, OUTPUT, NA_VALUES, SEP, ALLOW_DISJOINT_LEVELS, QUIET]
 
 
 HOLDOUT = click.option(

@@ -45,12 +45,12 @@ FAIL_STATUS = 2
                    "exit 0 whatever the verdicts).")
 @click.option("--family", "families", multiple=True, type=click.Choice(FAMILIES),
               help="Run only this measure family (repeatable; default: all).")
-@opts.COMMON[1]  # --format
-@opts.COMMON[2]  # --output
-@opts.COMMON[3]  # --na-values
-@opts.COMMON[4]  # --sep
-@opts.COMMON[5]  # --allow-disjoint-levels
-@opts.COMMON[6]  # --quiet
+@opts.FORMAT
+@opts.OUTPUT
+@opts.NA_VALUES
+@opts.SEP
+@opts.ALLOW_DISJOINT_LEVELS
+@opts.QUIET
 def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, seed: int, fail_on: str | None,
            families: tuple[str, ...], fmt: str, output: Path | None, na_values: str,

@@ -15,11 +15,12 @@ import tarfile
 import threading
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyreadr
 import pytest
 
-from capkit.data import datasets
+from capkit.data import datasets, rdata
 from capkit.errors import CapkitError
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -221,3 +222,42 @@ def test_real_adult(monkeypatch):
         "income": 16281, "workclass": 2799, "occupation": 2809, "native.country": 857}
     assert list(adult["income"].cat.categories) == ["small", "large"]
     assert adult["age"].dtype == "int64"
+
+
+R_NA_BITS = 0x7FF00000000007A2  # R's NA_real_: a signalling NaN with payload 1954
+
+
+def _nan_bits(frame: pd.DataFrame) -> set[int]:
+    bits: set[int] = set()
+    for column in frame.columns:
+        if pd.api.types.is_float_dtype(frame[column].dtype):
+            values = frame[column].to_numpy()
+            bits |= {int(b) for b in values[np.isnan(values)].view(np.uint64)}
+    return bits
+
+
+def test_quiet_nans_replaces_r_na_and_leaves_the_input_alone():
+    r_na = np.array([R_NA_BITS], dtype=np.uint64).view(np.float64)[0]
+    frame = pd.DataFrame({"x": [1.5, r_na, 3.0], "k": ["a", "b", "c"], "n": [1, 2, 3]})
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        frame["x"].to_numpy() + 1.0  # what R's NA does to numpy arithmetic
+    out = rdata.quiet_nans(frame)
+    assert _nan_bits(frame) == {R_NA_BITS}  # not modified
+    assert _nan_bits(out) == {int(np.array([np.nan]).view(np.uint64)[0])}
+    assert out["x"].iloc[[0, 2]].tolist() == [1.5, 3.0] and out["n"].tolist() == [1, 2, 3]
+    with np.errstate(invalid="raise"):
+        out["x"].to_numpy() + 1.0
+    assert rdata.quiet_nans(out) is out  # nothing to change: no copy
+
+
+@pytest.mark.skipif(not HAVE_DATA, reason="real data not available (set CAPKIT_DATA)")
+def test_real_sd2011_missing_numbers_are_quiet_nans(monkeypatch):
+    """SD2011.rda stores NA as R's signalling NaN; the loader hands out numpy's NaN, so adding
+    noise to income (bootstrap_with_noise) raises no 'invalid value' warning."""
+    from capkit.synth.baselines import bootstrap_with_noise
+
+    monkeypatch.setenv("CAPKIT_DATA", str(DATA))
+    sd = datasets.load_sd2011(progress=False)
+    assert _nan_bits(sd) == {int(np.array([np.nan]).view(np.uint64)[0])}
+    with np.errstate(invalid="raise"):
+        bootstrap_with_noise(sd[["income", "height", "weight"]], seed=1)

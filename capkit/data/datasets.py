@@ -43,6 +43,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from capkit.data.rdata import read_r
 from capkit.errors import CapkitError
 
 __all__ = [
@@ -250,14 +251,12 @@ def _locate(name: str, path: str | os.PathLike | None, progress: bool) -> Path:
 
 def _read(name: str, path: str | os.PathLike | None, progress: bool, verify: bool
           ) -> pd.DataFrame:
-    import pyreadr
-
     source = _source(name)
     file = _locate(name, path, progress)
     if verify:
         _check(file.read_bytes(), source, str(file))
     try:
-        frames = pyreadr.read_r(str(file))
+        frames = read_r(file)
     except Exception as exc:  # pyreadr raises its own error types
         raise CapkitError(f"cannot parse {file} as an R data file: {exc}") from exc
     if source.object_name not in frames:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from capkit.data.rdata import read_r
 from capkit.errors import CapkitError
 
 #: Values read as missing in CSV files by default (R's ``write.csv`` writes NA as ``NA``).
@@ -184,10 +185,8 @@ def _read_parquet(path: Path, role: str, columns: list[str]) -> pd.DataFrame:
 
 
 def _read_r(path: Path, role: str, fmt: str) -> pd.DataFrame:
-    import pyreadr
-
     try:
-        objects = pyreadr.read_r(str(path))
+        objects = read_r(path)
     except MemoryError:
         raise
     except Exception as exc:  # pyreadr.LibrdataError and friends

@@ -137,6 +137,30 @@ def test_audit_leaves_input_unchanged() -> None:
         pd.testing.assert_frame_equal(a, b)
 
 
+def test_missing_numbers_in_the_distance_family() -> None:
+    """Numeric columns with missing values (SD2011's income, say) do not stop the report: the
+    distance scores a missing value as a level (1 from a number, 0 from another missing one),
+    the notes say so, and a bootstrap still has its exact copies counted."""
+    data = _population(600, 4)
+    data["income"] = data["income"].mask(np.random.default_rng(5).random(600) < 0.15)
+    members, holdout = data.iloc[:400].reset_index(drop=True), data.iloc[400:]
+    copies = members.iloc[:50]  # 50 exact copies, missing incomes included
+    syn = pd.concat([copies, independent_columns(members, seed=3).iloc[50:]], ignore_index=True)
+    result = audit(members, {"mixed": syn}, holdout=holdout, keys=["sex", "region"],
+                   families=["distance"])
+    exact = next(f for f in result.findings if f.measure == "exact copies")
+    # members with an identical synthetic record, missing income equal to missing income
+    # (pandas joins NaN keys to each other): the 50 copies and any chance coincidence
+    flag = syn.drop_duplicates().assign(_hit=True)
+    expected = int(members.merge(flag, how="left", on=list(members.columns))["_hit"].notna().sum())
+    assert expected >= 50 and exact.detail.startswith(f"{expected} of 400 members")
+    assert any("income has missing values" in note and "missing='level'" in note
+               for note in result.notes)
+    clean = audit(members.dropna(), {"mixed": syn.dropna()}, keys=["sex", "region"],
+                  families=["distance"])
+    assert not any("missing='level'" in note for note in clean.notes)
+
+
 @pytest.mark.skipif(not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)),
                     reason=f"headless Chromium not found at {CHROMIUM}")
 def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:

@@ -33,7 +33,9 @@ def reference_gower(a: pd.Series, b: pd.Series, numeric: dict[str, float],
     total = 0.0
     for column, w in weights.items():
         x, y = a[column], b[column]
-        if column in numeric:
+        if column in numeric and (pd.isna(x) or pd.isna(y)):  # missing="level"
+            d = 0.0 if pd.isna(x) and pd.isna(y) else 1.0
+        elif column in numeric:
             d = abs(float(x) - float(y)) / numeric[column]
         else:
             same = (pd.isna(x) and pd.isna(y)) or (not pd.isna(x) and not pd.isna(y) and x == y)
@@ -169,6 +171,36 @@ def test_inputs_not_modified() -> None:
     pd.testing.assert_frame_equal(synthetic, before[1])
 
 
+def _with_missing_numbers(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    out = frame.copy()
+    out["n1"] = out["n1"].astype(float).mask(rng.random(len(out)) < 0.2)
+    out["n2"] = out["n2"].mask(rng.random(len(out)) < 0.1)
+    return out
+
+
+@pytest.mark.parametrize("weights", [None, {"n1": 2.5, "c4": 0.5}])
+def test_missing_numbers_as_a_level_equal_the_pairwise_reference(weights) -> None:
+    """missing="level": 0 between two missing values, 1 between a missing value and a number."""
+    rng = np.random.default_rng(11)
+    reference = _with_missing_numbers(mixed_frame(rng, 70), rng)
+    synthetic = pd.concat([_with_missing_numbers(mixed_frame(rng, 40), rng), reference.iloc[:6]],
+                          ignore_index=True)
+    before = synthetic.copy()
+    result = distance.dcr(synthetic, reference, weights=weights, missing="level", pair_batch=29)
+    expected = reference_dcr(synthetic, reference, weights)
+    np.testing.assert_allclose(result.distance, expected, rtol=0, atol=1e-12)
+    full = distance.gower_matrix(synthetic, reference, weights=weights, missing="level")
+    np.testing.assert_allclose(full.min(axis=1), expected, atol=1e-12)
+    # ties go to the lowest reference row, as without missing values
+    assert (result.index == np.argmax(full <= full.min(axis=1)[:, None] + 1e-12, axis=1)).all()
+    assert result.exact_copies >= 6
+    pd.testing.assert_frame_equal(synthetic, before)
+    # without missing values the option changes nothing
+    plain, complete = mixed_frame(rng, 30), reference.dropna(subset=["n1", "n2"])
+    np.testing.assert_array_equal(distance.dcr(plain, complete, missing="level").distance,
+                                  distance.dcr(plain, complete).distance)
+
+
 def test_bad_input() -> None:
     rng = np.random.default_rng(8)
     reference, synthetic = mixed_frame(rng, 30), mixed_frame(rng, 10)
@@ -180,8 +212,10 @@ def test_bad_input() -> None:
         distance.dcr(synthetic, reference.assign(n1=3))
     with pytest.raises(CapkitError, match="reference is empty"):
         distance.dcr(synthetic, reference.iloc[:0])
-    with pytest.raises(CapkitError, match="'n2'.*missing"):
+    with pytest.raises(CapkitError, match="'n2'.*missing.*missing='level'"):
         distance.dcr(synthetic.assign(n2=np.nan), reference)
+    with pytest.raises(CapkitError, match="missing must be"):
+        distance.dcr(synthetic, reference, missing="drop")
     with pytest.raises(CapkitError, match="'c1'"):
         distance.dcr(synthetic, reference, weights={"c1": -1})
     with pytest.raises(CapkitError, match="holdout is empty"):

@@ -9,7 +9,8 @@ holdout of records not used for the synthesis, and runs on each synthesis:
   (:func:`capkit.disclosure.disclosure_summary`, with the holdout as its control);
 * distance to closest record (Minieri 2022, :func:`capkit.distance.dcr`): the members with an
   exact copy in the synthetic data, and with a near copy (closer to a synthetic record than
-  95% of the holdout records are), each against the holdout's share;
+  95% of the holdout records are), each against the holdout's share; a missing number is 1
+  from any number and 0 from another missing one (``missing="level"``, said in the notes);
 * the attribute attack of Hittmeir, Mayer & Ekelhart (2020) per target, with its dummy
   baseline and the holdout (:func:`capkit.attacks.baseline_table`);
 * singling out and linkability of Giomi et al. (2022, anonymeter) on every record
@@ -174,10 +175,13 @@ def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 
 def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-              holdout: pd.DataFrame | None, confidence: float) -> list[Finding]:
-    """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data."""
+              holdout: pd.DataFrame | None, confidence: float
+              ) -> tuple[list[Finding], tuple[str, ...]]:
+    """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
+    and the numeric columns whose missing values were scored as a level."""
     cols = list(original.columns)
-    d_m = dcr(original[cols], synthetic[cols]).distance
+    to_members = dcr(original[cols], synthetic[cols], missing="level")
+    d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
     if holdout is None:
         judged = verdicts.copies_without_control(k_m)
@@ -188,8 +192,9 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                        100.0 * float(np.median(d_m)), "%", None, None, "", None, None, None,
                        "not flagged", verdicts.not_judged("copies").rule_text, "",
                        "Gower distance, 0-100")
-        return [exact, near]
-    d_h = dcr(holdout[cols], synthetic[cols]).distance
+        return [exact, near], gaps
+    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level")
+    d_h, gaps = to_holdout.distance, tuple(dict.fromkeys(gaps + to_holdout.columns.missing_level))
     n_h, k_h = len(d_h), int((d_h == 0).sum())
     exact = from_comparison(name, "copies", "exact copies", "all columns",
                             compare_to_control(k_m, n_m, k_h, n_h, confidence=confidence,
@@ -201,7 +206,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
                            detail=f"Gower distance <= {cut:.4f}, the holdout's 5% quantile")
-    return [exact, near]
+    return [exact, near], gaps
 
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
@@ -316,6 +321,7 @@ def audit(original: pd.DataFrame,
     options = {"allow_disjoint_levels": True} if allow_disjoint_levels else {}
     findings: list[Finding] = []
     tables, timings = [], {f: 0.0 for f in families}
+    gaps: dict[str, None] = {}  # numeric columns with missing values in the distance, in order
     steps = [(f, n) for f in families for n in (named if f != "attribute attacks" else
                                                 ["all"])]
     bar = tqdm(steps, desc="capkit report", unit="step", disable=not progress, leave=False)
@@ -327,7 +333,8 @@ def audit(original: pd.DataFrame,
                                      choice.groups, options)
             tables.append(table)
         elif family == "distance":
-            found = _distance(name, original, named[name], holdout, confidence)
+            found, with_gaps = _distance(name, original, named[name], holdout, confidence)
+            gaps.update(dict.fromkeys(with_gaps))
         elif family == "attribute attacks":
             found = _attacks(named, original, holdout, keys_, targets_, seed, confidence,
                              allow_disjoint_levels)
@@ -339,8 +346,14 @@ def audit(original: pd.DataFrame,
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    notes = list(choice.notes)
+    if gaps:
+        notes.append(f"distance to closest record: numeric column{'s' if len(gaps) > 1 else ''} "
+                     f"{', '.join(gaps)} {'have' if len(gaps) > 1 else 'has'} missing values; a "
+                     "missing value counts as 1 (the largest difference) from any number and 0 "
+                     "from another missing value (capkit.distance, missing='level')")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
-                 None if holdout is None else len(holdout), choice.notes, timings)
+                 None if holdout is None else len(holdout), notes, timings)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

@@ -60,6 +60,7 @@ def dcr(
     weights: Mapping[str, float] | None = None,
     ranges: Mapping[str, float] | None = None,
     pair_batch: int = PAIR_BATCH,
+    missing: str = "refuse",
 ) -> DCRResult:
     """Exact Gower distance to the closest reference record for every synthetic record.
 
@@ -78,15 +79,18 @@ def dcr(
         ``{column: R_k}`` overriding the numeric ranges, which default to the reference's.
     pair_batch
         Record pairs evaluated at once (memory ~ 40 bytes per pair).
+    missing
+        Missing numeric values: ``"refuse"`` (an error) or ``"level"`` (0 from another missing
+        value, 1 from any number: :mod:`capkit.distance.gower`).
 
     Raises
     ------
     CapkitError
         See :func:`gower_columns` (mismatched columns or kinds, empty reference, zero range,
-        missing numeric values).
+        missing numeric values unless ``missing="level"``).
     """
     spec = gower_columns({"synthetic": synthetic, "reference": reference}, columns=columns,
-                         weights=weights, ranges=ranges)
+                         weights=weights, ranges=ranges, missing=missing)
     return _dcr(spec, synthetic, reference, pair_batch)
 
 
@@ -94,7 +98,10 @@ def _dcr(spec: GowerColumns, synthetic: pd.DataFrame, reference: pd.DataFrame,
          pair_batch: int = PAIR_BATCH) -> DCRResult:
     """:func:`dcr` with the columns, weights and ranges already fixed by :func:`gower_columns`."""
     cat_s, cat_r, num_s, num_r, w_cat = encode(spec, synthetic, reference)
-    best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch)
+    # a missing numeric value's term is 0; its "is missing" column (from encode) scores it
+    cap = np.full(num_s.shape[1], np.inf) if spec.missing_level else None
+    best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, numeric_cap=cap,
+                        pair_batch=pair_batch)
     return DCRResult(best / spec.total_weight, arg, spec)
 
 
@@ -150,6 +157,7 @@ def holdout_comparison(
     columns: Sequence[str] | None = None,
     weights: Mapping[str, float] | None = None,
     ranges: Mapping[str, float] | None = None,
+    missing: str = "refuse",
 ) -> HoldoutComparison:
     """Synthetic vs training vs holdout (Minieri, "Synthetic vs Holdout").
 
@@ -157,6 +165,7 @@ def holdout_comparison(
     and holdout together (the original data), unless ``ranges`` gives them.
     ``share_closer_to_training`` counts a synthetic record closer to T than to H as 1 and a tie
     (equal DCR, e.g. an exact copy present in both) as 1/2; near 0.5 (or below) is good.
+    ``missing`` as in :func:`dcr`.
 
     Raises
     ------
@@ -165,7 +174,7 @@ def holdout_comparison(
     """
     frames = {"synthetic": synthetic, "training": training, "holdout": holdout}
     spec = gower_columns(frames, columns=columns, weights=weights, ranges=ranges,
-                         range_from=["training", "holdout"])
+                         range_from=["training", "holdout"], missing=missing)
     to_t = _dcr(spec, synthetic, training)
     to_h = _dcr(spec, synthetic, holdout)
     return HoldoutComparison(

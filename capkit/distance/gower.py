@@ -11,7 +11,10 @@ It lies in [0, 1]; 0 means identical records. R_k is the range (max - min) of co
 *reference* data (:func:`capkit.distance.dcr`) or in training and holdout together
 (:func:`capkit.distance.holdout_comparison`), unless ``ranges`` gives it. Categorical means any
 non-numeric column (text, pandas categorical, boolean); a missing categorical value is a level of
-its own. Missing numeric values are refused (impute them or make the column categorical).
+its own. Missing numeric values are refused by default (impute them or make the column
+categorical); ``missing="level"`` scores a numeric column as a categorical one does its missing
+values: d_ijk = 0 when both values are missing, 1 (the largest difference) when one is, and
+|x_ik - x_jk| / R_k otherwise, R_k over the values present.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ class GowerColumns:
     numeric: tuple[str, ...]
     weights: dict[str, float]
     ranges: dict[str, float]
+    #: numeric columns with missing values scored as a level (``missing="level"``)
+    missing_level: tuple[str, ...] = ()
 
     @property
     def total_weight(self) -> float:
@@ -59,6 +64,7 @@ def gower_columns(
     weights: Mapping[str, float] | None = None,
     ranges: Mapping[str, float] | None = None,
     range_from: Sequence[str] | None = None,
+    missing: str = "refuse",
 ) -> GowerColumns:
     """Validate frames for a Gower distance and fix its columns, weights and ranges.
 
@@ -75,6 +81,9 @@ def gower_columns(
         ``{column: R_k}`` for numeric columns, overriding the computed range.
     range_from
         Names of the frames whose values define R_k = max - min (default: the last frame).
+    missing
+        Missing numeric values: ``"refuse"`` (an error, the default) or ``"level"`` (0 between
+        two missing values, 1 between a missing and a present one; see the module docstring).
 
     Raises
     ------
@@ -83,6 +92,8 @@ def gower_columns(
         categorical in another, missing numeric values, a numeric column with zero range, a
         negative weight, an empty frame.
     """
+    if missing not in ("refuse", "level"):
+        raise CapkitError(f"missing must be 'refuse' or 'level', got {missing!r}")
     names = list(frames)
     for name in names:
         _check_frame(frames[name], name)
@@ -90,12 +101,12 @@ def gower_columns(
     if columns is None:
         for name in names[1:]:
             frame = frames[name]
-            missing = [c for c in first.columns if c not in set(frame.columns)]
+            absent = [c for c in first.columns if c not in set(frame.columns)]
             extra = [c for c in frame.columns if c not in set(first.columns)]
-            if missing or extra:
+            if absent or extra:
                 raise CapkitError(
                     f"{names[0]} and {name} must have the same columns: missing from {name} "
-                    f"{missing}, only in {name} {extra}"
+                    f"{absent}, only in {name} {extra}"
                 )
         columns = list(first.columns)
     columns = list(columns)
@@ -125,12 +136,17 @@ def gower_columns(
     if sum(full_weights.values()) <= 0:
         raise CapkitError("weights sum to 0; at least one column needs a positive weight")
 
+    missing_level = []
     for column in numeric:
         for name in names:
             if frames[name][column].isna().any():
+                if missing == "level":
+                    missing_level.append(column)
+                    break
                 raise CapkitError(
                     f"numeric column {column!r} has missing values in {name}; the Gower distance "
-                    "needs them imputed, or make the column categorical"
+                    "needs them imputed, or make the column categorical, or pass "
+                    "missing='level' (a missing value is 1 away from any number)"
                 )
     given = dict(ranges or {})
     range_names = list(range_from) if range_from is not None else [names[-1]]
@@ -147,7 +163,8 @@ def gower_columns(
                 "drop it, make it categorical or give its range in ranges"
             )
         full_ranges[column] = value
-    return GowerColumns(tuple(categorical), tuple(numeric), full_weights, full_ranges)
+    return GowerColumns(tuple(categorical), tuple(numeric), full_weights, full_ranges,
+                        tuple(missing_level))
 
 
 def encode(
@@ -155,7 +172,11 @@ def encode(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Categorical codes (n x pc, m x pc), weighted-scaled numerics, categorical weights.
 
-    Columns of weight 0 are left out (they do not change the distance).
+    Columns of weight 0 are left out (they do not change the distance). A numeric column of
+    ``spec.missing_level`` also gets a categorical column "is missing" of its weight, and keeps
+    its NaNs: the caller scores a NaN numeric term as 0 (``numeric_cap`` of
+    :func:`capkit.distance.nearest.nearest`), so two missing values are 0 apart and a missing
+    and a present one are w_k apart.
     """
     categorical = [c for c in spec.categorical if spec.weights[c] > 0]
     numeric = [c for c in spec.numeric if spec.weights[c] > 0]
@@ -167,9 +188,13 @@ def encode(
     num_x = np.zeros((len(x), len(numeric)))
     num_y = np.zeros((len(y), len(numeric)))
     for k, column in enumerate(numeric):
-        num_x[:, k] = x[column].to_numpy(dtype=np.float64) * scale[k]
-        num_y[:, k] = y[column].to_numpy(dtype=np.float64) * scale[k]
-    w_cat = np.array([spec.weights[c] for c in categorical], dtype=np.float64)
+        num_x[:, k] = x[column].to_numpy(dtype=np.float64, na_value=np.nan) * scale[k]
+        num_y[:, k] = y[column].to_numpy(dtype=np.float64, na_value=np.nan) * scale[k]
+    flagged = [c for c in spec.missing_level if spec.weights[c] > 0]
+    if flagged:
+        cat_x = np.column_stack([cat_x] + [x[c].isna().to_numpy(dtype=np.int64) for c in flagged])
+        cat_y = np.column_stack([cat_y] + [y[c].isna().to_numpy(dtype=np.int64) for c in flagged])
+    w_cat = np.array([spec.weights[c] for c in categorical + flagged], dtype=np.float64)
     return cat_x, cat_y, num_x, num_y, w_cat
 
 
@@ -180,17 +205,19 @@ def gower_matrix(
     weights: Mapping[str, float] | None = None,
     ranges: Mapping[str, float] | None = None,
     max_cells: int = 50_000_000,
+    missing: str = "refuse",
 ) -> np.ndarray:
     """Full Gower distance matrix between the rows of ``x`` and of ``y`` (small data only).
 
-    R_k is the range in ``y`` unless ``ranges`` gives it. For a DCR on large data use
-    :func:`dcr`, which never builds this matrix.
+    R_k is the range in ``y`` unless ``ranges`` gives it; ``missing`` as in
+    :func:`gower_columns`. For a DCR on large data use :func:`dcr`, which never builds this
+    matrix.
 
     Returns
     -------
     (len(x), len(y)) float64 array.
     """
-    spec = gower_columns({"x": x, "y": y}, weights=weights, ranges=ranges)
+    spec = gower_columns({"x": x, "y": y}, weights=weights, ranges=ranges, missing=missing)
     if len(x) * len(y) > max_cells:
         raise CapkitError(
             f"gower_matrix would hold {len(x) * len(y):,} cells (> max_cells); use dcr()"
@@ -200,7 +227,7 @@ def gower_matrix(
     for k in range(cat_x.shape[1]):
         total += w_cat[k] * (cat_x[:, k][:, None] != cat_y[:, k][None, :])
     for k in range(num_x.shape[1]):
-        total += np.abs(num_x[:, k][:, None] - num_y[:, k][None, :])
+        total += np.nan_to_num(np.abs(num_x[:, k][:, None] - num_y[:, k][None, :]), nan=0.0)
     return total / spec.total_weight
 
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from capkit import CapkitError
 from capkit.audit import audit, verdicts
-from capkit.audit.defaults import choose
+from capkit.audit.defaults import choose, is_identifier
 from capkit.cli import main
 from capkit.synth.baselines import bootstrap_with_noise, independent_columns
 
@@ -135,6 +135,35 @@ def test_audit_leaves_input_unchanged() -> None:
     audit(members, syn, holdout=holdout, keys=["sex", "region"], families=["distance"])
     for a, b in zip(before, (members, holdout, syn), strict=True):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_identifier_columns_are_left_out() -> None:
+    """A row number or a name (a different value on every record) is no key, no target and no
+    part of a distance: the report leaves it out, says so, and finds what it finds without it.
+    A float column unique per record (a measurement) is not an identifier."""
+    data = _population(500, 6)
+    members = data.iloc[:350].reset_index(drop=True)
+    holdout = data.iloc[350:].reset_index(drop=True)
+    syn = bootstrap_with_noise(members, seed=4)
+
+    def with_ids(frame: pd.DataFrame, start: int) -> pd.DataFrame:
+        ids = np.arange(start, start + len(frame))
+        return frame.assign(row=ids, name=[f"p{i}" for i in ids])
+
+    families = ["synthpop measures", "distance"]
+    plain = audit(members, syn, holdout=holdout, families=families)
+    tagged = audit(with_ids(members, 0), with_ids(syn, 0), holdout=with_ids(holdout, 1000),
+                   families=families)
+    assert [(f.measure, f.subject, f.value, f.verdict) for f in tagged.findings] == \
+        [(f.measure, f.subject, f.value, f.verdict) for f in plain.findings]
+    assert any(note.startswith("columns row, name have a different value on every record")
+               for note in tagged.notes)
+    assert "row" not in tagged.targets and "name" not in tagged.targets
+    assert choose(with_ids(members, 0), targets=["row"]).identifiers == ["name"]  # named: kept
+    assert not is_identifier(pd.Series(np.linspace(0, 1, 50)))  # a unique measurement
+    assert not is_identifier(pd.Series([1, 5, 9]))  # unique integers, not consecutive
+    assert is_identifier(pd.Series([7, 5, 6])) and is_identifier(pd.Series(["a", "b"]))
+    assert not is_identifier(pd.Series(["a", "b", None]))
 
 
 def test_missing_numbers_in_the_distance_family() -> None:

@@ -7,6 +7,11 @@ The rules, stated in every report that uses them:
   intruder is likely to know (sex, region, marital status, ...) without making every record
   unique;
 * **targets**: every other column with at least two levels;
+* **identifiers** are left out of every measure unless named as keys or targets: a text,
+  categorical or integer column with a different value on every original record, the integers
+  consecutive (a row number, a person's code, a name). Such a column is no key an intruder
+  would match on, no target, and it would dominate every distance; a released file should not
+  carry it. A float column is never taken for one (a measurement can be unique per record);
 * a numeric target with more than :data:`MAX_KEY_LEVELS` distinct values is grouped into
   :data:`TARGET_GROUPS` classes for synthpop's measures (DiSCO, DCAP, ...), which otherwise
   match it by exact value and score a near-copy 0 (issue 18, A2); the attacks, distances,
@@ -38,11 +43,26 @@ class Choice:
     targets: list[str]
     groups: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: identifier columns left out of every measure
+    identifiers: list[str] = field(default_factory=list)
 
 
 def _numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
         series.dtype)
+
+
+def is_identifier(series: pd.Series) -> bool:
+    """A different value on every record, no missing value, and text/categorical or consecutive
+    integers (see the module docstring); a float column never is one."""
+    n = len(series)
+    if n < 2 or series.isna().any() or series.nunique() != n:
+        return False
+    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_float_dtype(series.dtype):
+        return False
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return int(series.max()) - int(series.min()) + 1 == n
+    return True
 
 
 def _names(value: Sequence[str] | None, argument: str, columns: list[str]) -> list[str] | None:
@@ -66,9 +86,20 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
         A named column that is not in ``original``; a target that is also a key; no default
         key (no categorical column with 2 to 20 levels: give keys); no target left.
     """
-    columns = list(original.columns)
-    key_list, target_list = _names(keys, "keys", columns), _names(targets, "targets", columns)
+    key_list = _names(keys, "keys", list(original.columns))
+    target_list = _names(targets, "targets", list(original.columns))
+    named = (key_list or []) + (target_list or [])
+    identifiers = [c for c in original.columns if c not in named and is_identifier(original[c])]
+    columns = [c for c in original.columns if c not in identifiers]
     notes = []
+    if identifiers:
+        many = len(identifiers) > 1
+        notes.append(f"column{'s' if many else ''} {', '.join(identifiers)} "
+                     f"{'have' if many else 'has'} a different value on every record (a row "
+                     "number, a code or a name: an identifier) and "
+                     f"{'are' if many else 'is'} left out of every measure; a released file "
+                     "should not carry identifiers (name one in the keys or targets to measure "
+                     "it anyway)")
     levels = {c: int(original[c].nunique(dropna=True)) for c in columns}
     if key_list is None:
         candidates = [c for c in columns if not _numeric(original[c])
@@ -94,7 +125,7 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
                      f"distinct values: synthpop's measures group each into {TARGET_GROUPS} "
                      "classes (as --ngroups-targets would), else an exact-value match scores "
                      "a near-copy 0; the attacks and distances use the values")
-    return Choice(key_list, target_list, groups, notes)
+    return Choice(key_list, target_list, groups, notes, identifiers)
 
 
-__all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "TARGET_GROUPS", "Choice", "choose"]
+__all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "TARGET_GROUPS", "Choice", "choose", "is_identifier"]

@@ -318,6 +318,10 @@ def audit(original: pd.DataFrame,
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
     choice = defaults.choose(original, keys, targets)
     keys_, targets_ = choice.keys, choice.targets
+    if choice.identifiers:  # left out of every measure (the notes say so)
+        used = [c for c in original.columns if c not in choice.identifiers]
+        original, named = original[used], {n: f[used] for n, f in named.items()}
+        holdout = None if holdout is None else holdout[used]
     options = {"allow_disjoint_levels": True} if allow_disjoint_levels else {}
     findings: list[Finding] = []
     tables, timings = [], {f: 0.0 for f in families}

@@ -400,7 +400,9 @@ def test_bad_input_names_the_argument() -> None:
     with pytest.raises(CapkitError, match="holdout column 'x'"):
         run(members, synthetic, ["a", "x"], "t", holdout=holdout.assign(x=holdout["x"].astype(str)))
     overlapping = pd.concat([holdout, members.iloc[:10]], ignore_index=True)
-    with pytest.warns(UserWarning, match="holdout: 10 of its 60 rows are identical") as caught:
+    columns = ", ".join(members.columns)
+    with pytest.warns(UserWarning, match=f"holdout: 10 of its 60 rows are identical to an "
+                      f"original record on every column \\({columns}\\)") as caught:
         run(members, synthetic, ["a"], "t", attacker="cap", holdout=overlapping)
     assert caught[0].filename == __file__  # points at the caller
     with pytest.warns(UserWarning, match="holdout: 10 of its") as caught:

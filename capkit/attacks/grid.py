@@ -123,11 +123,14 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
                 f"data has {original[column].dtype}; convert one of them first")
     shared = shared_rows(original, holdout) if check_overlap else 0
     if shared:
+        names = list(original.columns)
+        where = (f"on every column ({', '.join(map(str, names))})" if len(names) <= 8
+                 else f"on all {len(names)} columns")
         warnings.warn(
             f"holdout: {shared} of its {len(holdout)} rows are identical to an original record "
-            "on every column. A record in both groups blurs the membership control; if the split "
-            "was by record, these are different people with the same values and the warning "
-            "can be ignored (check_overlap=False silences it).", CapkitWarning, stacklevel=4)
+            f"{where}. A record in both groups blurs the membership control; if the split was "
+            "by record, these are different people with the same values and the warning can be "
+            "ignored (check_overlap=False silences it in Python).", CapkitWarning, stacklevel=4)
 
 
 def _check_coding(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],

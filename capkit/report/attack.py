@@ -28,6 +28,9 @@ def _attacker_table(table: pd.DataFrame) -> pd.DataFrame:
     rows["trained_on"] = rows["trained_on"].replace({"dummy": "synthetic"})
     rates = rows.pivot_table(index=["target", "attacker"], columns=["trained_on", "scored_on"],
                              values="rate", aggfunc="mean", sort=False)
+    # each target's attackers in the table's order (pivot_table orders each level on its own)
+    pairs = rows[["target", "attacker"]].drop_duplicates()
+    rates = rates.reindex(pd.MultiIndex.from_frame(pairs))
     out = pd.DataFrame(index=rates.index)
     for key, name in _COLUMNS.items():
         if key in rates.columns:

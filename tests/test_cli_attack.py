@@ -82,6 +82,19 @@ def test_attack_report_equals_library(files: dict[str, Path]) -> None:
     assert "Target 'smoke'" in items and "On the holdout" in items and "dummy" in items
 
 
+def test_attack_table_keeps_each_targets_attacker_order(files: dict[str, Path]) -> None:
+    """A numeric target's own attacker (mlp) sits among its attackers, the dummy last, also
+    after a categorical target that has no mlp."""
+    result = run(["attack", files["orig"], files["syn"], "--keys", "sex,region", "--targets",
+                  "smoke,income", "--attackers", "cap,svm,mlp", "--key-length", "1",
+                  "--format", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    shown = _table(json.loads(result.output), "Success rate by attacker")
+    order = {t: shown.loc[shown["target"] == t, "attacker"].tolist() for t in ("smoke", "income")}
+    assert order["income"] == ["cap", "svm", "mlp", "dummy"]
+    assert order["smoke"][-1] == "dummy" and "mlp" not in order["smoke"]
+
+
 def test_attack_html_and_plot(files: dict[str, Path], tmp_path: Path) -> None:
     out, plot = tmp_path / "r.html", tmp_path / "r.svg"
     result = run(["attack", files["orig"], files["syn"], "--keys", "sex,region", "--targets",

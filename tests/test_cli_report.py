@@ -95,6 +95,21 @@ def test_fail_on_and_no_holdout(files: dict[str, Path]) -> None:
                                                                            "not flagged"}
 
 
+def test_every_family_without_a_holdout() -> None:
+    """Without a holdout every family runs (repU, which has no baseline, used to crash the
+    report), nothing is called disclosive, and repU is not judged (rule N0)."""
+    data = _population(400, 7)
+    members = data.iloc[:300].reset_index(drop=True)
+    result = audit(members, {"boot": bootstrap_with_noise(members, seed=2)},
+                   keys=["sex", "region", "job"], targets=["smoke", "income"])
+    assert {f.family for f in result.findings} >= {"identity", "attribute", "copies", "attack",
+                                                   "singling out", "linkability"}
+    assert "disclosive" not in {f.verdict for f in result.findings}
+    rep_u = next(f for f in result.findings if f.measure == "repU")
+    assert rep_u.verdict == "not flagged" and rep_u.rule.startswith("N0")
+    assert rep_u.holdout is None and rep_u.risk is None
+
+
 @pytest.mark.parametrize(("args", "words"), [
     (["--keys", "nope"], "nope"),
     (["--holdout", "missing.csv"], "holdout file"),

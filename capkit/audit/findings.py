@@ -113,7 +113,8 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
                   confidence: float = 0.95) -> Finding:
     """A finding from percentages of records (synthpop's measures): the counts
     ``percent / 100 * n`` go through :func:`capkit.membership.compare_to_control`; without a
-    holdout, DiSCO follows rule B4 and the others B1-B2 against ``baseline``."""
+    holdout, DiSCO follows rule B4, the others B1-B2 against ``baseline``, and a measure with
+    neither (repU) is not judged (N0)."""
     detail = f"{members:.2f}% of {n_members} members"
     if holdout is not None and n_holdout:
         control = compare_to_control(members / 100 * n_members, n_members,
@@ -127,11 +128,14 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
         return Finding(synthesis, family, measure, subject, members, "%", None, baseline,
                        baseline_name, None, None, None, judged.level, judged.rule_text,
                        judged.action, detail)
-    against = None
-    if baseline is not None:
-        against = compare_to_control(members / 100 * n_members, n_members,
-                                     baseline / 100 * n_members, n_members,
-                                     confidence=confidence, warn=False)
+    if baseline is None:  # neither a holdout nor a baseline to judge it against (repU, say)
+        judged = verdicts.not_judged(family)
+        return Finding(synthesis, family, measure, subject, members, "%", None, None,
+                       baseline_name, None, None, None, judged.level, judged.rule_text,
+                       judged.action, detail)
+    against = compare_to_control(members / 100 * n_members, n_members,
+                                 baseline / 100 * n_members, n_members,
+                                 confidence=confidence, warn=False)
     f = from_comparison(synthesis, family, measure, subject, None, against, baseline_name,
                         detail)
     return _with(f, value=members)

@@ -181,6 +181,22 @@ def test_identifier_columns_are_left_out() -> None:
     assert not is_identifier(pd.Series(["a", "b", None]))
 
 
+def test_text_target_with_many_levels_gets_a_note() -> None:
+    """Dates read from a CSV are text: an exact-match target whose near values count as wrong
+    guesses. The default choice says so; plain labels with many levels get the milder note."""
+    rng = np.random.default_rng(9)
+    frame = _population(300, 8).assign(
+        visit=(pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 200, 300), unit="D")
+               ).strftime("%Y-%m-%d"),
+        code=[f"c{k}" for k in rng.integers(0, 150, 300)])
+    notes = choose(frame, keys=["sex", "region"]).notes
+    visit = next(n for n in notes if n.startswith("target visit is text"))
+    assert "read as dates" in visit and "convert it to numbers" in visit
+    code = next(n for n in notes if n.startswith("target code is text"))
+    assert "read as" not in code and "count exact values only" in code
+    assert not any(n.startswith("target job is text") for n in notes)  # 5 levels
+
+
 def test_missing_numbers_in_the_distance_family() -> None:
     """Numeric columns with missing values (SD2011's income, say) do not stop the report: the
     distance scores a missing value as a level (1 from a number, 0 from another missing one),

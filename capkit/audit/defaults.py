@@ -15,16 +15,20 @@ The rules, stated in every report that uses them:
 * a numeric target with more than :data:`MAX_KEY_LEVELS` distinct values is grouped into
   :data:`TARGET_GROUPS` classes for synthpop's measures (DiSCO, DCAP, ...), which otherwise
   match it by exact value and score a near-copy 0 (issue 18, A2); the attacks, distances,
-  singling out and linkability use its values.
+  singling out and linkability use its values. A text target with more than
+  :data:`~capkit.counts.encode.CONTINUOUS_TARGET_LEVELS` levels gets a note, which says so when
+  its values read as dates or numbers (a near value then counts as a wrong guess).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from capkit.counts.encode import CONTINUOUS_TARGET_LEVELS
 from capkit.errors import CapkitError
 
 #: Most levels a default key may have (and most distinct values of an ungrouped target).
@@ -125,7 +129,29 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
                      f"distinct values: synthpop's measures group each into {TARGET_GROUPS} "
                      "classes (as --ngroups-targets would), else an exact-value match scores "
                      "a near-copy 0; the attacks and distances use the values")
+    for t in target_list:
+        if not _numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
+            notes.append(_many_levels_note(t, original[t], levels[t]))
     return Choice(key_list, target_list, groups, notes, identifiers)
+
+
+def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:
+    """What a text target with many levels means for exact-match measures; if its values read
+    as dates or numbers, that a near value (a day off) counts as a wrong guess."""
+    present = series.dropna().astype(str)
+    as_number = bool(pd.to_numeric(present, errors="coerce").notna().all())
+    with warnings.catch_warnings():  # pandas warns when it guesses a date format per element
+        warnings.simplefilter("ignore", UserWarning)
+        as_date = not as_number and bool(pd.to_datetime(present, errors="coerce").notna().all())
+    reads = " (its values read as numbers)" if as_number else (
+        " (its values read as dates)" if as_date else "")
+    text = (f"target {column} is text with {levels} distinct values{reads}: the attribute "
+            "measures and the attack's accuracy count exact values only")
+    if as_number or as_date:
+        text += (", so a near value (a day or a unit off) counts as a wrong guess: convert it "
+                 "to numbers (days since a date, say) so that the report groups it and the "
+                 "distance and the attacks measure how near a guess is")
+    return text
 
 
 __all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "TARGET_GROUPS", "Choice", "choose", "is_identifier"]

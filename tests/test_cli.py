@@ -617,3 +617,21 @@ def test_help_does_not_import_the_commands() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert ast.literal_eval(loaded.stdout) == ["capkit.cli.main"]
+
+
+def test_measure_warnings_once_per_message_shape() -> None:
+    """The holdout's run repeats a measure's warning with its own counts: shown once (the
+    members' first); warnings about other columns stay."""
+    import warnings
+
+    from capkit.cli.options import measure_warnings
+    from capkit.errors import ContinuousTargetWarning
+
+    messages = ["target 'x' has 364 values; 96.8% covered",
+                "target 'x' has 365 values; 100.0% covered",
+                "target 'y' has 364 values; 96.8% covered"]
+    with measure_warnings(quiet=True) as found:
+        for message in messages:
+            warnings.warn(ContinuousTargetWarning(message), stacklevel=1)
+    assert found == ["target 'x' has 364 values; 96.8% covered",
+                     "target 'y' has 364 values; 96.8% covered"]

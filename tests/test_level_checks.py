@@ -117,6 +117,26 @@ def test_continuous_target_warns_and_keeps_synthpop_numbers() -> None:
         crosstab(orig, orig, ["age", "wage"], "race")  # a numeric key is not a target
 
 
+def test_dates_read_as_text_warn_as_a_continuous_target() -> None:
+    """A CSV file's dates arrive as text: as a target they are matched by exact value, so a
+    date a day off is a wrong guess; a warning says so. Text codes with as many levels do not
+    read as dates and do not warn."""
+    orig = _frame()
+    days = np.random.default_rng(4).integers(0, 300, len(orig))
+    dated = orig.assign(visit=(pd.Timestamp("2021-01-01") + pd.to_timedelta(days, unit="D")
+                               ).strftime("%Y-%m-%d"))
+    shifted = dated.assign(visit=(pd.to_datetime(dated["visit"]) + pd.Timedelta(days=1)
+                                  ).dt.strftime("%Y-%m-%d"))
+    assert dated["visit"].nunique() > 60
+    with pytest.warns(ContinuousTargetWarning, match="target 'visit' is text whose .* read as "
+                      "dates.*a day off"):
+        crosstab(dated, shifted, ["age", "maritl"], "visit")
+    coded = dated.assign(visit="v" + pd.Series(days).astype(str))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        crosstab(coded, coded, ["age", "maritl"], "visit")
+
+
 def test_one_pair_grammar() -> None:
     frame = pd.DataFrame([("F", "a")] * 10 + [("M", "a"), ("M", "b"), ("M", "c")] * 4,
                          columns=["sex", "y"])

@@ -19,7 +19,9 @@ checked once per column (:func:`check_levels`), before anything is counted:
   by DiSCO, CAP and the other attribute measures, so a close synthetic value counts as a wrong
   guess. The numbers are left as synthpop computes them; a
   :class:`~capkit.errors.ContinuousTargetWarning` names the column and the grouping option.
-  Such a target is exempt from the overlap rule (noise alone makes its values disjoint).
+  Such a target is exempt from the overlap rule (noise alone makes its values disjoint). A
+  text target whose values all read as dates (a CSV file's dates arrive as text) gets the
+  same warning when it has that many values, and keeps the overlap rule.
 """
 
 from __future__ import annotations
@@ -340,6 +342,32 @@ def continuous_target_message(column: str, distinct: int, covered: float, total:
     )
 
 
+def _read_as_dates(values: np.ndarray) -> bool:
+    """Whether every value is text that reads as a date (a CSV file's dates arrive as text)."""
+    if not len(values) or not all(isinstance(v, str) for v in values):
+        return False
+    if pd.to_numeric(pd.Series(values), errors="coerce").notna().any():
+        return False  # numbers in text, or codes: not dates
+    with warnings.catch_warnings():  # pandas warns when it guesses a format per element
+        warnings.simplefilter("ignore", UserWarning)
+        return bool(pd.to_datetime(pd.Series(values), errors="coerce").notna().all())
+
+
+def dated_target_message(column: str, distinct: int, covered: float, total: float) -> str:
+    """The :class:`~capkit.errors.ContinuousTargetWarning` of a text target that holds dates."""
+    share = ""
+    if covered < total:
+        share = (f"; {math.floor(1000 * covered / total) / 10:.1f}% of the original records "
+                 "have a value that occurs exactly in the synthetic data")
+    return (
+        f"target {column!r} is text whose {distinct} distinct values read as dates: DiSCO, CAP "
+        "and the other attribute measures match it by exact value, so a synthetic date a day "
+        f"off counts as a wrong guess{share}. To measure attribute disclosure on it, convert it "
+        "to numbers (days since a date, say) and group them into classes (--ngroups-targets in "
+        "capkit disclosure, ngroups_target= / ngroups_targets= in capkit.disclosure)"
+    )
+
+
 def check_levels(
     column: str,
     role: str,
@@ -390,6 +418,10 @@ def check_levels(
         warnings.warn(ContinuousTargetWarning(
             continuous_target_message(column, distinct, min(covered), total)), stacklevel=3)
         return
+    if role == "target" and distinct > CONTINUOUS_TARGET_LEVELS and _read_as_dates(
+            np.asarray(labels, dtype=object)[present & (counts_o > 0)]):
+        warnings.warn(ContinuousTargetWarning(
+            dated_target_message(column, distinct, min(covered), total)), stacklevel=3)
     if allow_disjoint_levels:
         return
     if synthetic_names is None:

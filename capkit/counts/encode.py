@@ -324,12 +324,18 @@ def _shown(labels: np.ndarray | pd.Index, counts: np.ndarray, present: np.ndarra
     return "[" + ", ".join(parts) + "]"
 
 
+def _exact_share(covered: float, total: float) -> str:
+    """'; x% of the original records have a value that occurs exactly in the synthetic data',
+    or nothing when all do (rounded down: never "100.0%" when some value is not found)."""
+    if covered >= total:
+        return ""
+    return (f"; {math.floor(1000 * covered / total) / 10:.1f}% of the original records have a "
+            "value that occurs exactly in the synthetic data")
+
+
 def continuous_target_message(column: str, distinct: int, covered: float, total: float) -> str:
     """What the :class:`~capkit.errors.ContinuousTargetWarning` of a target says."""
-    share = ""
-    if covered < total:  # rounded down: never "100.0%" when some value is not found
-        share = (f"; {math.floor(1000 * covered / total) / 10:.1f}% of the original records "
-                 "have a value that occurs exactly in the synthetic data")
+    share = _exact_share(covered, total)
     return (
         f"target {column!r} is numeric with {distinct} distinct values in the original data "
         f"(more than {CONTINUOUS_TARGET_LEVELS}): DiSCO, CAP and the other attribute measures "
@@ -358,10 +364,7 @@ def _read_as_dates(values: np.ndarray) -> bool:
 
 def dated_target_message(column: str, distinct: int, covered: float, total: float) -> str:
     """The :class:`~capkit.errors.ContinuousTargetWarning` of a text target that holds dates."""
-    share = ""
-    if covered < total:
-        share = (f"; {math.floor(1000 * covered / total) / 10:.1f}% of the original records "
-                 "have a value that occurs exactly in the synthetic data")
+    share = _exact_share(covered, total)
     return (
         f"target {column!r} is text whose {distinct} distinct values read as dates: DiSCO, CAP "
         "and the other attribute measures match it by exact value, so a synthetic date a day "

@@ -95,6 +95,34 @@ def test_fail_on_and_no_holdout(files: dict[str, Path]) -> None:
                                                                            "not flagged"}
 
 
+def test_original_identifiers_absent_from_the_synthesis(files: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    """Synthesisers drop a row number or a name: the report leaves such columns out with a
+    note, and finds what it finds without them; a missing ordinary column stays an error. The
+    input notes (missing target values) are in the report, without a flag it does not have."""
+    members = pd.read_csv(files["orig"])
+    tagged = tmp_path / "tagged.csv"
+    members.assign(row=np.arange(len(members)), name=[f"p{i}" for i in range(len(members))],
+                   note=np.where(np.arange(len(members)) % 7 == 0, None, "x")).to_csv(
+        tagged, index=False)
+    args = ["--keys", "sex,region,job", "--family", "synthpop measures", "--format", "json"]
+    base = _run(str(files["orig"]), str(files["boot"]), *args)
+    result = _run(str(tagged), str(files["boot"]), *args)
+    assert result.exit_code == 1 and "'note' is missing from synthetic" in result.output
+    members.assign(row=np.arange(len(members)), name=[f"p{i}" for i in range(len(members))]
+                   ).to_csv(tagged, index=False)
+    result = _run(str(tagged), str(files["boot"]), *args)
+    assert result.exit_code == 0, result.output
+    report, plain = json.loads(result.output), json.loads(base.output)
+    assert report["findings"] == plain["findings"]
+    text = " ".join(report["inputs"])
+    assert "columns row, name of the original file (identifiers" in text
+    missing = members.assign(income=members["income"].mask(members.index % 10 == 0))
+    missing.to_csv(tagged, index=False)
+    text = " ".join(json.loads(_run(str(tagged), str(files["boot"]), *args).output)["inputs"])
+    assert "target 'income' has 100 missing values" in text and "--no-target-na" not in text
+
+
 def test_every_family_without_a_holdout() -> None:
     """Without a holdout every family runs (repU, which has no baseline, used to crash the
     report), nothing is called disclosive, and repU is not judged (rule N0)."""

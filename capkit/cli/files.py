@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from capkit.audit.defaults import is_identifier
 from capkit.counts import engines
 from capkit.counts.engines import duckdb as duck
 from capkit.data import io
@@ -51,8 +52,9 @@ def _value_text(value: object) -> str:
 
 
 def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int]], n: int,
-                          option: str) -> list[str]:
-    """A note per target with missing values in some file, with the counts."""
+                          option: str | None) -> list[str]:
+    """A note per target with missing values in some file, with the counts (and the command's
+    ``option`` that leaves them out, if it has one)."""
     notes = []
     for t, c_o in counts_o.items():
         c_s = [c[t] for c in counts_s]
@@ -63,8 +65,8 @@ def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int
         notes.append(
             f"target {t!r} has {c_o} missing value{'s' if c_o != 1 else ''} in the original "
             f"file ({100 * c_o / n:.1f}% of {n} records) and {where}; a missing value is "
-            f"counted as a level of its own (synthpop's 'Missing'); {option} leaves those "
-            "records out")
+            "counted as a level of its own (synthpop's 'Missing')"
+            + (f"; {option} leaves those records out" if option else ""))
     return notes
 
 
@@ -156,6 +158,17 @@ def _unique_key_warnings(n: int, distinct: dict[str, int]) -> list[str]:
             "identifier?)" for k, d in distinct.items() if n > 1 and d >= n]
 
 
+def _absent_identifiers(original: Path, absent: list[str], na_values: Sequence[str],
+                        sep: str | None) -> list[str]:
+    """Those of the original's columns missing from the synthetic files that are identifiers
+    (:func:`capkit.audit.defaults.is_identifier`: synthesisers drop a row number or a name);
+    reading the synthetic files names any other missing column."""
+    if not absent:
+        return []
+    frame = io.read_table(original, absent, role="original", na_values=na_values, sep=sep).frame
+    return [c for c in absent if is_identifier(frame[c])]
+
+
 def load_inputs(
     original: Path,
     synthetic: Sequence[Path],
@@ -165,7 +178,7 @@ def load_inputs(
     *,
     min_target_levels: int = 2,
     sep: str | None = None,
-    target_na_option: str = "--no-target-na",
+    target_na_option: str | None = "--no-target-na",
     holdout: Path | None = None,
     all_columns: bool = False,
     extra_columns: Sequence[str] = (),
@@ -185,7 +198,7 @@ def load_inputs(
     cannot be aligned. Warns (``Inputs.warnings``) when a key has as many distinct values as
     there are records (every record unique), and when a default target is skipped. Notes
     (``Inputs.notes``) the missing values of each target (with ``target_na_option``, the
-    command's option that leaves them out) and synthetic columns the original lacks. A
+    command's option that leaves them out, if any) and synthetic columns the original lacks. A
     ``holdout`` file (records of the same population not used for the synthesis) is read with
     the same columns and aligned to the original's types like a synthesis.
     """
@@ -204,8 +217,12 @@ def load_inputs(
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
     extra = [c for c in dict.fromkeys(extra_columns) if c not in {*keys, *targets}]
     needed = keys + targets + extra
+    dropped: list[str] = []
     if all_columns:
-        needed += [c for c in io.read_columns(original, "original", sep) if c not in needed]
+        rest = [c for c in io.read_columns(original, "original", sep) if c not in needed]
+        dropped = _absent_identifiers(original, [c for c in rest if c not in set(headers[0])],
+                                      na_values, sep)
+        needed += [c for c in rest if c not in dropped]
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
@@ -231,6 +248,12 @@ def load_inputs(
     syntheses = aligned.synthetics[:len(syn_files)]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
     notes = _extra_column_note(headers[0], orig_file.columns)
+    if dropped:
+        many = len(dropped) > 1
+        notes.append(f"{'columns' if many else 'column'} {', '.join(dropped)} of the original "
+                     f"file ({'identifiers' if many else 'an identifier'}: a different value on "
+                     f"every record) {'are' if many else 'is'} not in the synthetic file(s): "
+                     "left out")
     notes += _missing_target_notes(
         {t: int(orig_file.frame[t].isna().sum()) for t in kept},
         [{t: int(f.frame[t].isna().sum()) for t in kept} for f in syn_files], n,
@@ -276,7 +299,7 @@ def load_engine_inputs(
     *,
     min_target_levels: int = 2,
     sep: str | None = None,
-    target_na_option: str = "--no-target-na",
+    target_na_option: str | None = "--no-target-na",
 ) -> Inputs:
     """The checks and notes of :func:`load_inputs` for a DuckDB/Spark run, without reading the
     records into Python: headers from the file schemas, counts from one DuckDB pass per file

@@ -75,7 +75,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             raise CapkitError(f"holdout file {str(holdout_path)!r} does not exist")
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
-                             all_columns=True)
+                             all_columns=True, target_na_option=None)
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(synthetic, inputs.synthetics, strict=True), start=1)}
@@ -85,8 +85,10 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                            families=list(families) if families else FAMILIES,
                            progress=not quiet, allow_disjoint_levels=allow_disjoint_levels)
         result.notes.extend(found)
-        text = render(custodian_report(result, opts.command_line(), opts.versions(),
-                                       inputs.lines), fmt)
+        read = [*inputs.lines, *(f"Warning: {w}" for w in inputs.warnings),
+                *(f"Note: {n}" for n in inputs.notes),
+                *(f"Type alignment: {c}" for c in inputs.changes)]
+        text = render(custodian_report(result, opts.command_line(), opts.versions(), read), fmt)
         opts.emit(text, output)
         if fail_on is not None:
             worst = LEVELS.index(fail_on)

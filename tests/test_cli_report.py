@@ -19,6 +19,7 @@ from capkit import CapkitError
 from capkit.audit import audit, verdicts
 from capkit.audit.defaults import choose, is_identifier
 from capkit.cli import main
+from capkit.distance import dcr
 from capkit.synth.baselines import bootstrap_with_noise, independent_columns
 
 CHROMIUM = os.environ.get("CAPKIT_CHROMIUM", "/usr/bin/chromium")
@@ -207,6 +208,29 @@ def test_identifier_columns_are_left_out() -> None:
     assert not is_identifier(pd.Series([1, 5, 9]))  # unique integers, not consecutive
     assert is_identifier(pd.Series([7, 5, 6])) and is_identifier(pd.Series(["a", "b"]))
     assert not is_identifier(pd.Series(["a", "b", None]))
+
+
+def test_constant_columns_left_out_and_a_constant_synthetic_column_measured() -> None:
+    """A column with one value in the original tells nothing (it used to stop the distance
+    with 'zero range'); a numeric column that a synthesis collapses to one value is measured
+    on the members' range."""
+    data = _population(500, 10)
+    members = data.iloc[:350].reset_index(drop=True)
+    holdout = data.iloc[350:].reset_index(drop=True)
+    syn = independent_columns(members, seed=5)
+    families = ["synthpop measures", "distance"]
+    plain = audit(members, syn, holdout=holdout, families=families)
+    tagged = audit(*(f.assign(wave=2011, country="PL") for f in (members, syn)),
+                   holdout=holdout.assign(wave=2011, country="PL"), families=families)
+    assert [(f.measure, f.subject, f.value) for f in tagged.findings] == \
+        [(f.measure, f.subject, f.value) for f in plain.findings]
+    assert any(n.startswith("columns wave, country have a single value") for n in tagged.notes)
+    flat = syn.assign(age=40)  # the synthesis lost all variation of age
+    result = audit(members, flat, holdout=holdout, families=["distance"])
+    expected = dcr(members, flat, ranges={"age": float(members["age"].max()
+                                                       - members["age"].min())}).distance
+    exact = next(f for f in result.findings if f.measure == "exact copies")
+    assert exact.detail.startswith(f"{int((expected == 0).sum())} of 350 members")
 
 
 def test_text_target_with_many_levels_gets_a_note() -> None:

@@ -12,6 +12,8 @@ The rules, stated in every report that uses them:
   consecutive (a row number, a person's code, a name). Such a column is no key an intruder
   would match on, no target, and it would dominate every distance; a released file should not
   carry it. A float column is never taken for one (a measurement can be unique per record);
+* a column with a single value in the original (missing counted as a value) tells nothing
+  about anyone and is left out of every measure unless named;
 * a numeric target with more than :data:`MAX_KEY_LEVELS` distinct values is grouped into
   :data:`TARGET_GROUPS` classes for synthpop's measures (DiSCO, DCAP, ...), which otherwise
   match it by exact value and score a near-copy 0 (issue 18, A2); the attacks, distances,
@@ -49,6 +51,8 @@ class Choice:
     notes: list[str] = field(default_factory=list)
     #: identifier columns left out of every measure
     identifiers: list[str] = field(default_factory=list)
+    #: columns with a single value in the original (no information), left out of every measure
+    constants: list[str] = field(default_factory=list)
 
 
 def _numeric(series: pd.Series) -> bool:
@@ -94,7 +98,9 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     target_list = _names(targets, "targets", list(original.columns))
     named = (key_list or []) + (target_list or [])
     identifiers = [c for c in original.columns if c not in named and is_identifier(original[c])]
-    columns = [c for c in original.columns if c not in identifiers]
+    constants = [c for c in original.columns
+                 if c not in named and original[c].nunique(dropna=False) <= 1]
+    columns = [c for c in original.columns if c not in identifiers + constants]
     notes = []
     if identifiers:
         many = len(identifiers) > 1
@@ -104,6 +110,12 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
                      f"{'are' if many else 'is'} left out of every measure; a released file "
                      "should not carry identifiers (name one in the keys or targets to measure "
                      "it anyway)")
+    if constants:
+        many = len(constants) > 1
+        notes.append(f"column{'s' if many else ''} {', '.join(constants)} "
+                     f"{'have' if many else 'has'} a single value in the original data (no "
+                     f"information about anyone) and {'are' if many else 'is'} left out of "
+                     "every measure")
     levels = {c: int(original[c].nunique(dropna=True)) for c in columns}
     if key_list is None:
         candidates = [c for c in columns if not _numeric(original[c])
@@ -132,7 +144,7 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     for t in target_list:
         if not _numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
             notes.append(_many_levels_note(t, original[t], levels[t]))
-    return Choice(key_list, target_list, groups, notes, identifiers)
+    return Choice(key_list, target_list, groups, notes, identifiers, constants)
 
 
 def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:

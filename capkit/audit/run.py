@@ -35,6 +35,7 @@ from tqdm import tqdm
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import defaults, verdicts
 from capkit.audit.findings import Finding, from_comparison, from_percents
+from capkit.data.labels import is_numeric
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
 from capkit.distance import dcr
@@ -180,7 +181,11 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
     and the numeric columns whose missing values were scored as a level."""
     cols = list(original.columns)
-    to_members = dcr(original[cols], synthetic[cols], missing="level")
+    # R_k is the synthetic data's range (dcr's default); where a synthesis holds a single value
+    # of a numeric column, the members' range (constant columns were left out)
+    ranges = {c: float(original[c].max() - original[c].min()) for c in cols
+              if is_numeric(synthetic[c]) and not synthetic[c].max() > synthetic[c].min()}
+    to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges)
     d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
     if holdout is None:
@@ -193,7 +198,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                        "not flagged", verdicts.not_judged("copies").rule_text, "",
                        "Gower distance, 0-100")
         return [exact, near], gaps
-    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level")
+    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges)
     d_h, gaps = to_holdout.distance, tuple(dict.fromkeys(gaps + to_holdout.columns.missing_level))
     n_h, k_h = len(d_h), int((d_h == 0).sum())
     exact = from_comparison(name, "copies", "exact copies", "all columns",
@@ -318,8 +323,9 @@ def audit(original: pd.DataFrame,
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
     choice = defaults.choose(original, keys, targets)
     keys_, targets_ = choice.keys, choice.targets
-    if choice.identifiers:  # left out of every measure (the notes say so)
-        used = [c for c in original.columns if c not in choice.identifiers]
+    if choice.identifiers or choice.constants:  # left out of every measure (see the notes)
+        used = [c for c in original.columns
+                if c not in choice.identifiers + choice.constants]
         original, named = original[used], {n: f[used] for n, f in named.items()}
         holdout = None if holdout is None else holdout[used]
     options = {"allow_disjoint_levels": True} if allow_disjoint_levels else {}

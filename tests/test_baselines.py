@@ -41,6 +41,22 @@ def test_bootstrap_is_a_near_copy_with_the_dtypes():
     assert bootstrap_with_noise(frame, n=10, seed=1).shape == (10, 4)
 
 
+def test_bootstrap_rounds_whole_numbers_stored_as_floats():
+    """A month (1..12) stored as floats beside missing values, as R's numeric NA makes it,
+    stays whole: noise must not turn 12 levels into thousands (the report would then find the
+    target coded differently); missing values stay missing; decimals keep their noise."""
+    rng = np.random.default_rng(5)
+    month = rng.integers(1, 13, 500).astype(float)
+    month[::9] = np.nan
+    frame = pd.DataFrame({"month": month, "w": rng.normal(70, 10, 500)})
+    out = bootstrap_with_noise(frame, seed=2, noise=0.2)
+    assert out["month"].dtype == np.float64
+    assert (np.mod(out["month"].dropna(), 1) == 0).all()
+    assert out["month"].nunique() < 30
+    assert out["month"].isna().any()
+    assert (np.mod(out["w"], 1) != 0).any()
+
+
 def test_independent_columns_keep_marginals_and_break_relations():
     frame = _frame(2000)
     out = independent_columns(frame, seed=5)

@@ -233,6 +233,28 @@ def test_constant_columns_left_out_and_a_constant_synthetic_column_measured() ->
     assert exact.detail.startswith(f"{int((expected == 0).sum())} of 350 members")
 
 
+def test_years_as_a_numeric_target_are_called_uninformative() -> None:
+    """5% of a year is about a century: every guess is 'within 5%', the holdout's too. The
+    finding says the band is too wide and a note names the target; no RuntimeWarning about the
+    holdout's rate of 1 escapes (the finding shows the risk as NA)."""
+    import warnings
+
+    data = _population(500, 11)
+    data["year"] = 1950 + np.random.default_rng(12).integers(0, 60, 500)
+    members = data.iloc[:350].reset_index(drop=True)
+    holdout = data.iloc[350:].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        result = audit(members, independent_columns(members, seed=6), holdout=holdout,
+                       keys=["sex", "region"], targets=["year", "smoke"],
+                       families=["attribute attacks"])
+    year = next(f for f in result.findings if f.subject == "year")
+    assert year.value == 100.0 and year.risk is None and "too wide" in year.detail
+    assert any(n.startswith("attribute attack: for year the dummy") for n in result.notes)
+    smoke = next(f for f in result.findings if f.subject == "smoke")
+    assert "too wide" not in smoke.detail
+
+
 def test_text_target_with_many_levels_gets_a_note() -> None:
     """Dates read from a CSV are text: an exact-match target whose near values count as wrong
     guesses. The default choice says so; plain labels with many levels get the milder note."""

@@ -25,6 +25,7 @@ Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +51,9 @@ FAMILIES = ("synthpop measures", "distance", "attribute attacks", "singling out"
 #: :func:`capkit.attacks.baseline_table` always adds).
 ATTACKERS = ("knn",)
 
+#: Share of members the dummy (the mean) guesses within the 5% tolerance from which a numeric
+#: target's attack is said to tell nothing (the band is too wide for its values).
+WIDE_TOLERANCE = 0.9
 #: Quantile of the holdout's distances to the synthetic data below which a record is a near
 #: copy.
 NEAR_COPY_QUANTILE = 0.05
@@ -216,16 +220,20 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
              holdout: pd.DataFrame | None, keys: list[str], targets: list[str], seed: int,
-             confidence: float, allow: bool) -> list[Finding]:
-    """The attribute attack per synthesis and target, against the dummy and the holdout."""
+             confidence: float, allow: bool) -> tuple[list[Finding], list[str]]:
+    """The attribute attack per synthesis and target, against the dummy and the holdout; and
+    the numeric targets whose 5% tolerance is too wide to tell anything (:data:`WIDE_TOLERANCE`).
+    """
     names = list(named)
     cols = keys + targets
-    table = baseline_table(original[cols], [named[n][cols] for n in names], keys, targets,
-                           key_length=len(keys), attackers=list(ATTACKERS),
-                           holdout=None if holdout is None else holdout[cols], seed=seed,
-                           confidence=confidence, progress=False, check_overlap=False,
-                           allow_disjoint_levels=allow)
-    found = []
+    with warnings.catch_warnings():  # a holdout rate of 1 shows as an NA risk in the finding
+        warnings.filterwarnings("ignore", message="the control rate is 1")
+        table = baseline_table(original[cols], [named[n][cols] for n in names], keys, targets,
+                               key_length=len(keys), attackers=list(ATTACKERS),
+                               holdout=None if holdout is None else holdout[cols], seed=seed,
+                               confidence=confidence, progress=False, check_overlap=False,
+                               allow_disjoint_levels=allow)
+    found, wide = [], []
     for j, name in enumerate(names, start=1):
         part = table[table["synthesis"] == j]
         for t in targets:
@@ -247,11 +255,18 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
                     int(m["correct"]), int(m["n"]), int(dummy.iloc[0]["correct"]),
                     int(dummy.iloc[0]["n"]), confidence=confidence, warn=False)
                 kind = "within 5%" if m["kind"] == "numeric" else "correct"
+                detail = f"{int(m['correct']):,} of {int(m['n']):,} members {kind}"
+                if m["kind"] == "numeric" and base is not None and \
+                        base.control.rate >= WIDE_TOLERANCE:
+                    wide += [t] if t not in wide else []
+                    detail += (f"; the dummy (the mean) is within 5% for {base.control.rate:.0%}"
+                               " of them: 5% of these values is too wide a band (a year, say) "
+                               "for the attack to tell anything")
                 found.append(from_comparison(
                     name, "attack", f"{attacker} attack", t,
                     control if holdout is not None else None, base, "dummy predictor",
-                    detail=f"{int(m['correct']):,} of {int(m['n']):,} members {kind}"))
-    return found
+                    detail=detail))
+    return found, wide
 
 
 def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
@@ -332,6 +347,7 @@ def audit(original: pd.DataFrame,
     findings: list[Finding] = []
     tables, timings = [], {f: 0.0 for f in families}
     gaps: dict[str, None] = {}  # numeric columns with missing values in the distance, in order
+    wide: list[str] = []  # numeric targets whose attack tolerance is too wide
     steps = [(f, n) for f in families for n in (named if f != "attribute attacks" else
                                                 ["all"])]
     bar = tqdm(steps, desc="capkit report", unit="step", disable=not progress, leave=False)
@@ -346,8 +362,8 @@ def audit(original: pd.DataFrame,
             found, with_gaps = _distance(name, original, named[name], holdout, confidence)
             gaps.update(dict.fromkeys(with_gaps))
         elif family == "attribute attacks":
-            found = _attacks(named, original, holdout, keys_, targets_, seed, confidence,
-                             allow_disjoint_levels)
+            found, wide = _attacks(named, original, holdout, keys_, targets_, seed,
+                                   confidence, allow_disjoint_levels)
         else:
             found = [_anonymeter(name, original, named[name], holdout, keys_, seed,
                                  confidence, family)]
@@ -362,6 +378,11 @@ def audit(original: pd.DataFrame,
                      f"{', '.join(gaps)} {'have' if len(gaps) > 1 else 'has'} missing values; a "
                      "missing value counts as 1 (the largest difference) from any number and 0 "
                      "from another missing value (capkit.distance, missing='level')")
+    if wide:
+        notes.append(f"attribute attack: for {', '.join(wide)} the dummy (the mean) is already "
+                     f"within 5% of {WIDE_TOLERANCE:.0%} or more of the members' values, so a "
+                     "guess within 5% tells nothing (the band is too wide for values such as "
+                     "years); judge them by DiSCO on their classes and by the distances")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings)
 

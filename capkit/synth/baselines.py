@@ -51,8 +51,10 @@ def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int 
         The original records. Not modified.
     noise
         Standard deviation of the noise as a share of each numeric column's standard deviation
-        (default 1%). Integer columns are rounded back to integers (with 1% of the standard
-        deviation most values come back unchanged: this is meant to be a near-copy).
+        (default 1%). Columns of whole numbers (integer columns, and float columns whose
+        values are all whole, such as SD2011's month of marriage beside its missing values) are
+        rounded back to whole numbers (with 1% of the standard deviation most values come back
+        unchanged: this is meant to be a near-copy).
     seed
         Seed of ``numpy.random.default_rng``.
     n
@@ -74,8 +76,9 @@ def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int 
             continue
         values = series.to_numpy(dtype=float, na_value=np.nan)
         spread = float(np.nanstd(frame[column].to_numpy(dtype=float, na_value=np.nan)))
+        whole = bool(np.all(np.mod(values[~np.isnan(values)], 1) == 0))
         values = values + rng.normal(0.0, noise * spread if spread > 0 else 0.0, size)
-        if pd.api.types.is_integer_dtype(series.dtype):
+        if whole:  # integers, also stored as floats beside missing values (R's numeric NA)
             values = np.round(values)
         out[column] = pd.Series(values, index=out.index).astype(series.dtype)
     return out

@@ -124,6 +124,22 @@ def test_original_identifiers_absent_from_the_synthesis(files: dict[str, Path],
     assert "target 'income' has 100 missing values" in text and "--no-target-na" not in text
 
 
+def test_a_family_that_cannot_run_is_named_with_the_others(files: dict[str, Path],
+                                                          tmp_path: Path) -> None:
+    """A numeric key with missing values stops the k-NN attack: the error names the family and
+    how to run the others, which then run."""
+    members = pd.read_csv(files["orig"])
+    gappy = tmp_path / "gappy.csv"
+    members.assign(age=members["age"].astype(float).mask(members.index % 5 == 0)).to_csv(
+        gappy, index=False)
+    args = [str(gappy), str(files["boot"]), "--keys", "sex,age", "--targets", "smoke"]
+    failed = _run(*args)
+    assert failed.exit_code == 1
+    assert failed.output.startswith("Error: attribute attacks (all): numeric key 'age'")
+    assert "the other families run without it" in failed.output
+    assert _run(*args, "--family", "synthpop measures", "--family", "distance").exit_code == 0
+
+
 def test_every_family_without_a_holdout() -> None:
     """Without a holdout every family runs (repU, which has no baseline, used to crash the
     report), nothing is called disclosive, and repU is not judged (rule N0)."""

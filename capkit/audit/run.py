@@ -354,19 +354,25 @@ def audit(original: pd.DataFrame,
     for family, name in bar:
         bar.set_postfix_str(f"{family}: {name}")
         start = time.perf_counter()
-        if family == "synthpop measures":
-            found, table = _synthpop(name, original, named[name], holdout, keys_, targets_,
-                                     choice.groups, options)
-            tables.append(table)
-        elif family == "distance":
-            found, with_gaps = _distance(name, original, named[name], holdout, confidence)
-            gaps.update(dict.fromkeys(with_gaps))
-        elif family == "attribute attacks":
-            found, wide = _attacks(named, original, holdout, keys_, targets_, seed,
-                                   confidence, allow_disjoint_levels)
-        else:
-            found = [_anonymeter(name, original, named[name], holdout, keys_, seed,
-                                 confidence, family)]
+        try:
+            if family == "synthpop measures":
+                found, table = _synthpop(name, original, named[name], holdout, keys_,
+                                         targets_, choice.groups, options)
+                tables.append(table)
+            elif family == "distance":
+                found, with_gaps = _distance(name, original, named[name], holdout, confidence)
+                gaps.update(dict.fromkeys(with_gaps))
+            elif family == "attribute attacks":
+                found, wide = _attacks(named, original, holdout, keys_, targets_, seed,
+                                       confidence, allow_disjoint_levels)
+            else:
+                found = [_anonymeter(name, original, named[name], holdout, keys_, seed,
+                                     confidence, family)]
+        except CapkitError as exc:  # say which family, and how to run the others
+            others = [f for f in families if f != family]
+            hint = (f"; the other families run without it (--family / families= "
+                    f"{', '.join(repr(f) for f in others)})" if others else "")
+            raise type(exc)(f"{family} ({name}): {exc}{hint}") from exc
         findings += found
         timings[family] += time.perf_counter() - start
     order = {n: j for j, n in enumerate(named)}

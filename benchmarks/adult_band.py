@@ -107,7 +107,7 @@ def main() -> None:
     band = pd.concat(parts, ignore_index=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     band.to_csv(out, index=False, float_format="%.17g")
-    command = ("CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/adult_band.py "
+    command = (".venv/bin/python benchmarks/adult_band.py "
                f"--source {args.source} --seeds {args.seeds}"
                + (f" --out {args.out}" if args.out else ""))
     sidecar = {

@@ -9,7 +9,7 @@ Data (the oracle's ``timings.setup``): the 45,222 complete Adult records (13 col
 paper's 14 without ``income``), ``numpy.random.default_rng(20261123).permutation``: members =
 the first 40,222, holdout = the last 5,000 (the oracle gives the sizes; this split is capkit's
 reading of them); synthetic = the complete rows (45,204) of synthpop's
-``adult_band/syn_seed1.csv.gz`` (``--syn``; ``../shared/oracle/adult_band`` by default).
+``adult_band/syn_seed1.csv.gz`` (``--syn``; ``reference/synthpop/adult_band`` by default).
 Adult comes from :func:`capkit.datasets.load_adult` (``CAPKIT_DATA``).
 
 Cases (anonymeter's call -> capkit's):
@@ -27,7 +27,7 @@ Cases (anonymeter's call -> capkit's):
 * singling out, univariate, 500 queries (anonymeter 1.5 s; target < 1 s) and all queries
   (anonymeter with n_attacks = 40,222: 20.4 s).
 
-Run: ``CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/bench_anonymeter.py``
+Run: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_anonymeter.py``
 (``--out benchmarks/results/anonymeter.csv`` writes the table).
 """
 
@@ -84,7 +84,7 @@ def recorded() -> dict[tuple[str, str], float | None]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--syn", type=Path, default=ROOT.parent / "shared" / "oracle" /
+    parser.add_argument("--syn", type=Path, default=ROOT / "reference" / "synthpop" /
                         "adult_band" / "syn_seed1.csv.gz")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()

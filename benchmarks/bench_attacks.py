@@ -13,9 +13,9 @@ Timed:
    Gower-equivalent encoding (one-hot / 2, numeric / range: its L1 distance is p x Gower), also
    on every member. Check: the two nearest distances agree to 1e-12 on every record.
    anonymeter's InferenceEvaluator (the same 1-NN attack; it needs numpy < 1.27 and is not
-   installed here) is quoted from its recorded timings (../shared/spec/anonymeter.md, A.3, this
-   machine's 2 vCPU): 20,000 records attacked with 4 categorical keys 19.9 s, with 12 mixed
-   keys 48.2 s; not the same run.
+   installed here) is quoted from times recorded when capkit's anonymeter reference was made
+   (anonymeter 1.1, this machine's 2 vCPU): 20,000 records attacked with 4 categorical keys
+   19.9 s, with 12 mixed keys 48.2 s; not the same run.
 2. **"knn"** (5-NN on one-hot keys, fitted on the synthetic records) against SDMetrics 0.32's
    CategoricalKNN, which is the same classifier run one real row at a time, on the first
    ``--sdmetrics-rows`` members (keys workclass, education, occupation; target income): time

@@ -13,7 +13,7 @@ whose target columns are each re-drawn for 30 % of the records), which has the c
 that matter for speed. ``--cart`` uses capkit's synthpop-style CART synthesis instead (about two
 minutes on 2 cores). Goal (issue 8): under 5 s end to end.
 
-Usage: ``CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/bench_cli.py [--cart]``
+Usage: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_cli.py [--cart]``
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ The synthetic data are stand-ins (each column shuffled independently with a fixe
 the timing matters here. The peer is what any implementation must at least do: a pandas
 ``groupby(keys + [target]).size()`` of the original and of the synthetic data (NA kept).
 
-Run: ``CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/bench_disclosure.py``
+Run: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_disclosure.py``
 (``--quick`` uses 200,000 rows for part 2).
 """
 

@@ -35,7 +35,7 @@ SDMetrics, timed in the same run (``--peer``):
 
 Usage::
 
-    CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/bench_sdmetrics.py
+    CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_sdmetrics.py
     ... --peer sample           # sample SDMetrics for all three
     ... --peer full --only dp   # SDMetrics on the full data, DisclosureProtection only
 """

@@ -1,6 +1,6 @@
 """Speed and statistical validation of capkit.synth.syn (issues 6 and 15).
 
-Run: ``CAPKIT_DATA=../shared/data .venv/bin/python benchmarks/bench_synth.py [--seeds 20]
+Run: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_synth.py [--seeds 20]
 [--skip-adult]``.
 
 Prints

@@ -1,8 +1,9 @@
 """Classification-based attribute risk and record-level CAP before/after synthesis.
 
-Hu, "Methods for Risk Evaluation part 3" (seeds/003), after Choi et al. (2017) and Kaur et al.
-(2021). The CAP uses a very simple model (the target's distribution among synthetic records with
-the same key); a classification-based measure lets any classifier play the intruder:
+Hu, "Methods for Risk Evaluation part 3" (lecture, Statistical Data Privacy, Vassar College),
+after Choi et al. (2017) and Kaur et al. (2021). The CAP uses a very simple model (the target's
+distribution among synthetic records with the same key); a classification-based measure lets any
+classifier play the intruder:
 
 1. using only the synthetic data Z, fit a model predicting the target from the keys;
 2. predict the target of every confidential record y_0 from its keys;

@@ -2,10 +2,11 @@
 
 When files are read separately the same variable can come back with different types: numbers
 read as text in one file, categories with levels the other file lacks, integers in one file and
-decimals in the other. synthpop's ``synorig.compare`` (spec ../shared/spec/synthpop-disclosure.md,
-section 1.3) reconciles a synthetic and an original data frame before ``disclosure()``;
-:func:`align_frames` does the same for one original and any number of syntheses, column by
-column over the columns a measure uses, and returns a plain-language list of what it changed.
+decimals in the other. synthpop's ``synorig.compare`` (the R package synthpop 1.9-2; Nowok, Raab
+& Dibben, "synthpop: Bespoke Creation of Synthetic Data in R", JSS 2016) reconciles a synthetic
+and an original data frame before ``disclosure()``; :func:`align_frames` does the same for one
+original and any number of syntheses, column by column over the columns a measure uses, and
+returns a plain-language list of what it changed.
 
 Steps 3-6 of synorig.compare are not re-implemented here: :func:`align_frames` calls
 :func:`capkit.data.synorig.synorig_compare` (with ``explicit_na_levels=False``) once per

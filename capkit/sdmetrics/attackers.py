@@ -1,7 +1,7 @@
 """SDMetrics' attribute-inference attackers, as parameterisations of capkit's attacker registry.
 
 SDMetrics 0.32 (``single_table/privacy/cap.py``, ``categorical_sklearn.py``,
-``numerical_sklearn.py``; ``shared/spec/sdmetrics-privacy.md`` section 4) fits each attacker on
+``numerical_sklearn.py``; docs/sdmetrics-differences.md) fits each attacker on
 the synthetic data and predicts the sensitive columns of every real record from its keys
 (Hittmeir, Mayer & Ekelhart 2020). Each attacker here is a :class:`capkit.attacks.Attacker`
 specification (how it predicts, how keys are encoded, the scikit-learn estimator with

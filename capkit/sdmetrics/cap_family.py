@@ -1,6 +1,7 @@
 """SDMetrics-compatible CategoricalCAP, CategoricalZeroCAP and CategoricalGeneralizedCAP.
 
-SDMetrics (``sdmetrics.single_table``, documentation: seeds/001) scores the CAP attack as
+SDMetrics (``sdmetrics.single_table``; its documentation of CategoricalCAP, CategoricalZeroCAP
+and CategoricalGeneralizedCAP) scores the CAP attack as
 ``1 - probability``: an intruder who knows the ``key_fields`` of a real record looks up the
 synthetic records with the same key (the synthetic *equivalence class*) and lets their
 ``sensitive_fields`` vote; the probability is the share of votes for the record's true sensitive

@@ -1,7 +1,7 @@
 """SDMetrics' categorical attacker metrics: CategoricalKNN, NB, RF, SVM and Ensemble.
 
 SDMetrics 0.32 (``single_table/privacy/categorical_sklearn.py``, ``ensemble.py``, ``base.py``;
-``shared/spec/sdmetrics-privacy.md`` section 4.1): an attacker fitted on the synthetic data
+docs/sdmetrics-differences.md): an attacker fitted on the synthetic data
 predicts the sensitive tuple of every real record from its key tuple, and
 
     score = 1 - (real records whose predicted tuple equals their true tuple) / n_real,

@@ -1,7 +1,7 @@
 """SDMetrics' ``DCRBaselineProtection`` and ``DCROverfittingProtection``.
 
 SDMetrics 0.32 (``single_table/privacy/dcr_baseline_protection.py``,
-``dcr_overfitting_protection.py``; ``shared/spec/sdmetrics-privacy.md`` sections 3.2-3.3), on
+``dcr_overfitting_protection.py``; docs/sdmetrics-differences.md), on
 the distance to closest record of :func:`capkit.sdmetrics.dcr_distance.calculate_dcr`:
 
 * **DCRBaselineProtection**: ``min(median DCR(synthetic -> real) / median DCR(random -> real),

@@ -1,7 +1,7 @@
 """SDMetrics' distance to closest record (``calculate_dcr``), exact and without a cross join.
 
-SDMetrics 0.32 (``single_table/privacy/dcr_utils.py``; ``shared/spec/sdmetrics-privacy.md``
-section 3.1) compares a record x of ``dataset`` with a record y of ``reference`` on the columns
+SDMetrics 0.32 (``single_table/privacy/dcr_utils.py``; docs/sdmetrics-differences.md)
+compares a record x of ``dataset`` with a record y of ``reference`` on the columns
 of the metadata whose sdtype is numerical, datetime, categorical or boolean and that both tables
 hold (in metadata order):
 

@@ -1,7 +1,7 @@
 """SDMetrics' ``DisclosureProtection`` and ``DisclosureProtectionEstimate``, from count tables.
 
-SDMetrics 0.32 (``single_table/privacy/disclosure_protection.py``; semantics in
-``shared/spec/sdmetrics-privacy.md`` sections 1-2) scores how much better a CAP attacker does
+SDMetrics 0.32 (``single_table/privacy/disclosure_protection.py``; capkit's reading of it,
+bugs included, in docs/sdmetrics-differences.md) scores how much better a CAP attacker does
 than random guessing:
 
 1. columns in ``continuous_column_names`` are cut into ``num_discrete_bins`` equal-width bins

@@ -1,10 +1,10 @@
 """SDMetrics' loss of the numerical attackers: distances between CDF values (copulas).
 
-SDMetrics 0.32 (``single_table/privacy/loss.py``; ``shared/spec/sdmetrics-privacy.md``
-section 4.2) fits, for each sensitive column of the real data, a ``copulas.univariate.
-Univariate()`` (the family chosen automatically: the candidate with the smallest
-Kolmogorov-Smirnov statistic among Beta, Gamma, Gaussian, GaussianKDE, LogLaplace, StudentT,
-TruncatedGaussian and Uniform, then refitted) and measures a prediction p of a true tuple y as
+SDMetrics 0.32 (``single_table/privacy/loss.py``; docs/sdmetrics-differences.md) fits, for each
+sensitive column of the real data, a ``copulas.univariate.Univariate()`` (the family chosen
+automatically: the candidate with the smallest Kolmogorov-Smirnov statistic among Beta, Gamma,
+Gaussian, GaussianKDE, LogLaplace, StudentT, TruncatedGaussian and Uniform, then refitted) and
+measures a prediction p of a true tuple y as
 
     loss(p, y) = sum_t |F_t(p_t) - F_t(y_t)| ** p_norm
 

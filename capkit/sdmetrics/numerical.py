@@ -2,7 +2,7 @@
 NumericalRadiusNearestNeighbor.
 
 SDMetrics 0.32 (``single_table/privacy/numerical_sklearn.py``, ``radius_nearest_neighbor.py``,
-``base.py``; ``shared/spec/sdmetrics-privacy.md`` section 4.2): a regressor fitted on the
+``base.py``; docs/sdmetrics-differences.md): a regressor fitted on the
 synthetic data (raw key values, no scaling) predicts the sensitive values of every real record,
 and the score is the mean over the real records of the CDF loss of
 :class:`capkit.sdmetrics.loss.InverseCDFDistance` (on [0, |T|], higher = safer, no ``1 - x``).

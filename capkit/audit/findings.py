@@ -123,14 +123,10 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
         f = from_comparison(synthesis, family, measure, subject, control, None, baseline_name,
                             detail)
         return _with(f, baseline=baseline)
-    if measure == "DiSCO":
-        judged = verdicts.disco_without_control(members)
+    if measure == "DiSCO" or baseline is None:  # no comparison: DiSCO's own rule, else none
+        judged = (verdicts.disco_without_control(members) if measure == "DiSCO"
+                  else verdicts.not_judged(family))
         return Finding(synthesis, family, measure, subject, members, "%", None, baseline,
-                       baseline_name, None, None, None, judged.level, judged.rule_text,
-                       judged.action, detail)
-    if baseline is None:  # neither a holdout nor a baseline to judge it against (repU, say)
-        judged = verdicts.not_judged(family)
-        return Finding(synthesis, family, measure, subject, members, "%", None, None,
                        baseline_name, None, None, None, judged.level, judged.rule_text,
                        judged.action, detail)
     against = compare_to_control(members / 100 * n_members, n_members,

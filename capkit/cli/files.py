@@ -41,6 +41,11 @@ class Inputs:
     notes: list[str] = field(default_factory=list)
     holdout: pd.DataFrame | None = None
 
+    def remarks(self) -> list[str]:
+        """The warnings, notes and type alignments as the reports list them, one line each."""
+        return ([f"Warning: {w}" for w in self.warnings] + [f"Note: {n}" for n in self.notes]
+                + [f"Type alignment: {c}" for c in self.changes])
+
 
 def _value_text(value: object) -> str:
     """A data value for a message: text quoted, a missing value as ``nan``."""

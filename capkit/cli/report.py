@@ -85,10 +85,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                            families=list(families) if families else FAMILIES,
                            progress=not quiet, allow_disjoint_levels=allow_disjoint_levels)
         result.notes.extend(found)
-        read = [*inputs.lines, *(f"Warning: {w}" for w in inputs.warnings),
-                *(f"Note: {n}" for n in inputs.notes),
-                *(f"Type alignment: {c}" for c in inputs.changes)]
-        text = render(custodian_report(result, opts.command_line(), opts.versions(), read), fmt)
+        text = render(custodian_report(result, opts.command_line(), opts.versions(),
+                                       [*inputs.lines, *inputs.remarks()]), fmt)
         opts.emit(text, output)
         if fail_on is not None:
             worst = LEVELS.index(fail_on)

@@ -152,9 +152,7 @@ def attack_report(run, command: str, versions: dict[str, str],  # noqa: ANN001
         units=set_units, note="Sorted by the lower end of the risk interval (without a "
                               "holdout: by the members' rate).")]))
     sections.extend(extra or [])
-    notes = [f"Warning: {w}" for w in run.inputs.warnings]
-    notes += [f"Note: {n}" for n in run.inputs.notes]
-    notes += [f"Type alignment: {c}" for c in run.inputs.changes]
+    notes = run.inputs.remarks()
     if notes:
         sections.append(Section("Notes", items=notes, css_class="warnings"))
     return Report(title="capkit attribute attack report", command=command, versions=versions,

@@ -82,9 +82,7 @@ def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: 
         sections.append(Section("Per synthesis", tables=[
             Table("All syntheses", table.set_index(["target", "synthesis"]).reset_index(),
                   index=False, units=_UNITS)]))
-    notes = [f"Warning: {w}" for w in run.inputs.warnings]
-    notes += [f"Note: {n}" for n in run.inputs.notes]
-    notes += [f"Type alignment: {c}" for c in run.inputs.changes]
+    notes = run.inputs.remarks()
     if notes:
         sections.append(Section("Notes", items=notes, css_class="warnings"))
     return Report(title="capkit CAP report", command=command, versions=versions,

@@ -235,10 +235,7 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
     if getattr(summary, "control", None) is not None:
         sections.append(_control_section(summary.control))
 
-    notes: list[str] = []
-    notes += [f"Warning: {w}" for w in inputs.warnings]
-    notes += [f"Note: {n}" for n in inputs.notes]
-    notes += [f"Type alignment: {c}" for c in inputs.changes]
+    notes = inputs.remarks()
     messages = sorted({msg for r in results.values() for msg in r.messages})
     notes += messages
     notes += _exclusions(results)

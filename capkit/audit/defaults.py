@@ -24,13 +24,12 @@ The rules, stated in every report that uses them:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from capkit.counts.encode import CONTINUOUS_TARGET_LEVELS
+from capkit.counts.encode import CONTINUOUS_TARGET_LEVELS, reads_as_dates
 from capkit.errors import CapkitError
 
 #: Most levels a default key may have (and most distinct values of an ungrouped target).
@@ -150,11 +149,9 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
 def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:
     """What a text target with many levels means for exact-match measures; if its values read
     as dates or numbers, that a near value (a day off) counts as a wrong guess."""
-    present = series.dropna().astype(str)
-    as_number = bool(pd.to_numeric(present, errors="coerce").notna().all())
-    with warnings.catch_warnings():  # pandas warns when it guesses a date format per element
-        warnings.simplefilter("ignore", UserWarning)
-        as_date = not as_number and bool(pd.to_datetime(present, errors="coerce").notna().all())
+    values = series.dropna().astype(str).unique()
+    as_number = bool(pd.to_numeric(pd.Series(values), errors="coerce").notna().all())
+    as_date = not as_number and reads_as_dates(values)
     reads = " (its values read as numbers)" if as_number else (
         " (its values read as dates)" if as_date else "")
     text = (f"target {column} is text with {levels} distinct values{reads}: the attribute "

@@ -348,7 +348,7 @@ def continuous_target_message(column: str, distinct: int, covered: float, total:
     )
 
 
-def _read_as_dates(values: np.ndarray) -> bool:
+def reads_as_dates(values: np.ndarray) -> bool:
     """Whether every value is text that reads as a date (a CSV file's dates arrive as text)."""
     if not len(values) or not all(isinstance(v, str) for v in values):
         return False
@@ -424,7 +424,7 @@ def check_levels(
         warnings.warn(ContinuousTargetWarning(
             continuous_target_message(column, distinct, min(covered), total)), stacklevel=3)
         return
-    if role == "target" and distinct > CONTINUOUS_TARGET_LEVELS and _read_as_dates(
+    if role == "target" and distinct > CONTINUOUS_TARGET_LEVELS and reads_as_dates(
             np.asarray(labels, dtype=object)[present & (counts_o > 0)]):
         warnings.warn(ContinuousTargetWarning(
             dated_target_message(column, distinct, min(covered), total)), stacklevel=3)

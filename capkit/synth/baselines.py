@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
 
 __all__ = ["bootstrap_with_noise", "independent_columns"]
@@ -33,12 +34,6 @@ def _check(frame: object, n: int | None) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise CapkitError(f"n must be None or a positive integer, got {n!r}")
     return int(n)
-
-
-def _is_number(series: pd.Series) -> bool:
-    return (pd.api.types.is_numeric_dtype(series.dtype)
-            and not pd.api.types.is_bool_dtype(series.dtype)
-            and not isinstance(series.dtype, pd.CategoricalDtype))
 
 
 def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int = 0,
@@ -69,18 +64,19 @@ def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int 
     if not np.isfinite(noise) or noise < 0:
         raise CapkitError(f"noise must be a number >= 0, got {noise!r}")
     rng = np.random.default_rng(seed)
-    out = frame.iloc[rng.integers(0, len(frame), size)].reset_index(drop=True)
+    rows = rng.integers(0, len(frame), size)
+    out = frame.iloc[rows].reset_index(drop=True)
     for column in out.columns:
-        series = out[column]
-        if not _is_number(series):
+        if not is_numeric(frame[column]):
             continue
-        values = series.to_numpy(dtype=float, na_value=np.nan)
-        spread = float(np.nanstd(frame[column].to_numpy(dtype=float, na_value=np.nan)))
-        whole = bool(np.all(np.mod(values[~np.isnan(values)], 1) == 0))
-        values = values + rng.normal(0.0, noise * spread if spread > 0 else 0.0, size)
-        if whole:  # integers, also stored as floats beside missing values (R's numeric NA)
+        original = frame[column].to_numpy(dtype=float, na_value=np.nan)
+        spread = float(np.nanstd(original))
+        # integers, also stored as floats beside missing values (R's numeric NA), stay whole
+        whole = bool(np.all(np.mod(original[~np.isnan(original)], 1) == 0))
+        values = original[rows] + rng.normal(0.0, noise * spread if spread > 0 else 0.0, size)
+        if whole:
             values = np.round(values)
-        out[column] = pd.Series(values, index=out.index).astype(series.dtype)
+        out[column] = pd.Series(values, index=out.index).astype(frame[column].dtype)
     return out
 
 

@@ -98,10 +98,7 @@ def _dcr(spec: GowerColumns, synthetic: pd.DataFrame, reference: pd.DataFrame,
          pair_batch: int = PAIR_BATCH) -> DCRResult:
     """:func:`dcr` with the columns, weights and ranges already fixed by :func:`gower_columns`."""
     cat_s, cat_r, num_s, num_r, w_cat = encode(spec, synthetic, reference)
-    # a missing numeric value's term is 0; its "is missing" column (from encode) scores it
-    cap = np.full(num_s.shape[1], np.inf) if spec.missing_level else None
-    best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, numeric_cap=cap,
-                        pair_batch=pair_batch)
+    best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch)
     return DCRResult(best / spec.total_weight, arg, spec)
 
 

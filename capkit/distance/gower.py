@@ -174,9 +174,9 @@ def encode(
 
     Columns of weight 0 are left out (they do not change the distance). A numeric column of
     ``spec.missing_level`` also gets a categorical column "is missing" of its weight, and keeps
-    its NaNs: the caller scores a NaN numeric term as 0 (``numeric_cap`` of
-    :func:`capkit.distance.nearest.nearest`), so two missing values are 0 apart and a missing
-    and a present one are w_k apart.
+    its NaNs: :func:`capkit.distance.nearest.nearest` (and :func:`gower_matrix`) score a NaN
+    numeric term as 0, so two missing values are 0 apart and a missing and a present one are
+    w_k apart.
     """
     categorical = [c for c in spec.categorical if spec.weights[c] > 0]
     numeric = [c for c in spec.numeric if spec.weights[c] > 0]
@@ -192,8 +192,9 @@ def encode(
         num_y[:, k] = y[column].to_numpy(dtype=np.float64, na_value=np.nan) * scale[k]
     flagged = [c for c in spec.missing_level if spec.weights[c] > 0]
     if flagged:
-        cat_x = np.column_stack([cat_x] + [x[c].isna().to_numpy(dtype=np.int64) for c in flagged])
-        cat_y = np.column_stack([cat_y] + [y[c].isna().to_numpy(dtype=np.int64) for c in flagged])
+        at = [numeric.index(c) for c in flagged]
+        cat_x = np.column_stack([cat_x, np.isnan(num_x[:, at]).astype(np.int64)])
+        cat_y = np.column_stack([cat_y, np.isnan(num_y[:, at]).astype(np.int64)])
     w_cat = np.array([spec.weights[c] for c in categorical + flagged], dtype=np.float64)
     return cat_x, cat_y, num_x, num_y, w_cat
 
@@ -227,7 +228,7 @@ def gower_matrix(
     for k in range(cat_x.shape[1]):
         total += w_cat[k] * (cat_x[:, k][:, None] != cat_y[:, k][None, :])
     for k in range(num_x.shape[1]):
-        total += np.nan_to_num(np.abs(num_x[:, k][:, None] - num_y[:, k][None, :]), nan=0.0)
+        total += np.fmax(np.abs(num_x[:, k][:, None] - num_y[:, k][None, :]), 0.0)  # NaN: 0
     return total / spec.total_weight
 
 

@@ -89,8 +89,8 @@ def _scan_pairs(
             term = np.abs(num_s[k][s_idx] - num_r[k][r_idx])
             if numeric_cap is not None:
                 np.minimum(term, numeric_cap[k], out=term)  # NaN stays NaN
-                if missing:
-                    np.fmax(term, 0.0, out=term)  # NaN -> 0
+            if missing:
+                np.fmax(term, 0.0, out=term)  # NaN -> 0
             d += term
         starts = np.flatnonzero(position == 0)
         if len(starts) == 0 or starts[0] != 0:
@@ -198,10 +198,9 @@ def nearest(
     w_cat
         (pc,) weights (> 0) of the categorical columns.
     numeric_cap
-        (pq,) optional caps: ``t_k = min(|...|, numeric_cap[k])``, and a missing value (NaN) on
-        either side makes ``t_k = 0`` (the caller encodes missingness as a categorical column).
-        This is SDMetrics' DCR (:mod:`capkit.sdmetrics.dcr_distance`). Without it the values
-        must not be NaN.
+        (pq,) optional caps: ``t_k = min(|...|, numeric_cap[k])`` (SDMetrics' DCR,
+        :mod:`capkit.sdmetrics.dcr_distance`). Whether capped or not, a missing value (NaN) on
+        either side makes ``t_k = 0``: the caller encodes missingness as a categorical column.
     pair_batch
         Record pairs evaluated at once (memory ~ 40 bytes per pair).
     level_cells
@@ -247,8 +246,7 @@ def nearest(
             "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
             "best": best, "arg": arg, "pair_batch": pair_batch,
             "numeric_cap": numeric_cap,
-            "missing": numeric_cap is not None and bool(np.isnan(num_s).any()
-                                                        or np.isnan(num_r).any())}
+            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any())}
 
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")

@@ -110,7 +110,7 @@ def multivariate(vocab: Vocabulary, syn: FrameColumns, n_cols: int, n_attacks: i
     if n_attacks is None:
         passes = 1
     kept_rows, kept_ids, found, tried = [], [], 0, 0
-    bar = _bar(passes, progress and passes > 1, "singling-out passes")
+    bar = tqdm(total=passes, desc="singling-out passes", disable=not (progress and passes > 1))
     for step in range(passes):
         start = 0
         while start < n:
@@ -236,17 +236,3 @@ def baseline(syn: pd.DataFrame, kinds: dict[str, str], n_queries: int, n_cols: i
                 query.append((column, op, value))
         queries.append(query)
     return queries
-
-
-class _NoBar:
-    def update(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, show: bool, desc: str):
-    if not show:
-        return _NoBar()
-    return tqdm(total=total, desc=desc)

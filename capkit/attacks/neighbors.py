@@ -218,7 +218,7 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
     q_bounds = np.flatnonzero(np.r_[True, q_sorted[1:] != q_sorted[:-1], True])
     several_groups = len(data.categorical) > 0 and starts[-1] > starts[1]
     fallback = [order_q[q_sorted < 0]]
-    bar = _bar(len(q_bounds) - 1, progress, "nearest neighbours")
+    bar = tqdm(total=len(q_bounds) - 1, desc="nearest neighbours", disable=not progress)
     for a, b in zip(q_bounds[:-1], q_bounds[1:], strict=True):
         group = q_sorted[a]
         bar.update()
@@ -310,17 +310,3 @@ def _select(block: np.ndarray, ranked: np.ndarray, rows: np.ndarray, cands: np.n
     out.n_at_min[rows] = np.bincount(r[value == low[r]], minlength=n)
     if on_band is not None:
         on_band(rows[r], cands[c], at)
-
-
-class _NoBar:
-    def update(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, show: bool, desc: str):
-    if not show:
-        return _NoBar()
-    return tqdm(total=total, desc=desc)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from capkit.attacks._sampling import check_n_attacks, sample_rows
 from capkit.attacks.attribute import check_tolerance
 from capkit.attacks.grid import Grid, prepare
 from capkit.attacks.nearest_record import nearest_records
@@ -162,19 +163,6 @@ def _baseline(grid: Grid, original: pd.DataFrame, synthetic: pd.DataFrame, truth
     return int(hits.sum())
 
 
-def _check_n(n_attacks: object) -> None:
-    if n_attacks is not None and (isinstance(n_attacks, bool) or not isinstance(
-            n_attacks, int | np.integer) or n_attacks < 1):
-        raise CapkitError(f"n_attacks must be None or a positive integer, got {n_attacks!r}")
-
-
-def _sample(frame: pd.DataFrame, n_attacks: int | None, rng: np.random.Generator
-            ) -> np.ndarray:
-    if n_attacks is None or n_attacks >= len(frame):
-        return np.arange(len(frame))
-    return np.sort(rng.choice(len(frame), size=int(n_attacks), replace=False))
-
-
 def _range(records: pd.DataFrame) -> tuple[int, int]:
     return int(records["success_certain"].sum()), int(records["success_possible"].sum())
 
@@ -243,7 +231,7 @@ def inference_attack(
         ``regression=True``, a bad ``n_attacks`` or ``tolerance``.
     """
     tolerance = check_tolerance(tolerance)
-    _check_n(n_attacks)
+    check_n_attacks(n_attacks)
     keys = as_list(aux_cols, "aux_cols")
     for frame, name in ((original, "original"), (synthetic, "synthetic"), (control, "control")):
         if frame is None and name == "control":
@@ -254,9 +242,9 @@ def inference_attack(
             raise CapkitError(f"{name} is empty (0 rows)")
     rng = np.random.default_rng(seed)
     kind = "numeric" if regression else "categorical"
-    groups = {"original": (original, _sample(original, n_attacks, rng))}
+    groups = {"original": (original, sample_rows(len(original), n_attacks, rng))}
     if control is not None:
-        groups["control"] = (control, _sample(control, n_attacks, rng))
+        groups["control"] = (control, sample_rows(len(control), n_attacks, rng))
     found: dict[str, pd.DataFrame] = {}
     n_baseline = 0
     for name, (frame, rows) in groups.items():

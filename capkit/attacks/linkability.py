@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from capkit.attacks._sampling import sample_rows
 from capkit.attacks.neighbors import CELLS, encode, nearest, pair_distances
 from capkit.errors import CapkitError
 from capkit.membership import (
@@ -141,13 +142,13 @@ def linkability(original: pd.DataFrame, synthetic: pd.DataFrame,
                           f"({len(original)}), got {n_attacks!r}")
     rng = np.random.default_rng(seed)
     syn = synthetic.reset_index(drop=True)
-    rows = _sample(len(original), n_attacks, rng)
+    rows = sample_rows(len(original), n_attacks, rng)
     records = _attack(original.iloc[rows].reset_index(drop=True), syn, halves, n_neighbors,
                       "original", progress)
     records.insert(0, "row", rows)
     control_records = None
     if control is not None:
-        control_rows = _sample(len(control), n_attacks, rng)
+        control_rows = sample_rows(len(control), n_attacks, rng)
         control_records = _attack(control.iloc[control_rows].reset_index(drop=True), syn,
                                   halves, n_neighbors, "control", progress)
         control_records.insert(0, "row", control_rows)
@@ -198,12 +199,6 @@ def _check(original, synthetic, control, aux_cols) -> tuple[list[str], list[str]
         if len(set(half)) != len(half):
             raise CapkitError(f"aux_cols half {half} names a column twice")
     return halves[0], halves[1]
-
-
-def _sample(n: int, n_attacks: int | None, rng: np.random.Generator) -> np.ndarray:
-    if n_attacks is None or n_attacks >= n:
-        return np.arange(n)
-    return np.sort(rng.choice(n, size=n_attacks, replace=False))
 
 
 def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], list[str]],

@@ -49,6 +49,7 @@ import pandas as pd
 
 from capkit.attacks import _query_generation as generation
 from capkit.attacks._control_size import anonymeter_correction, matched_singles
+from capkit.attacks._sampling import check_n_attacks
 from capkit.attacks.queries import ConditionTable, FrameColumns, column_kind, query_text
 from capkit.errors import CapkitError
 from capkit.membership import (
@@ -215,9 +216,7 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
             n_cols, int | np.integer) or not 1 <= n_cols <= len(columns)):
         raise CapkitError(f"n_cols must be an integer from 1 to the number of columns "
                           f"({len(columns)}), got {n_cols!r}")
-    if n_attacks is not None and (isinstance(n_attacks, bool) or not isinstance(
-            n_attacks, int | np.integer) or n_attacks < 1):
-        raise CapkitError(f"n_attacks must be a positive integer or None, got {n_attacks!r}")
+    check_n_attacks(n_attacks)
     rows = {}
     if anonymeter_compat:  # polars unique(maintain_order=True): first occurrences, in order
         for name, frame in frames.items():

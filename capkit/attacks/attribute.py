@@ -132,6 +132,12 @@ def macro_f1(observed: np.ndarray, predicted: np.ndarray) -> float:
     return float(f1[classes].mean()) if classes.any() else float("nan")
 
 
+def within_tolerance(guess: np.ndarray, truth: np.ndarray, tolerance: float) -> np.ndarray:
+    """A numeric guess is right when |guess - truth| <= tolerance * |truth| (the truth sets the
+    band; anonymeter divides by the guess: ``anonymeter_compat`` of the inference attack)."""
+    return np.abs(guess - truth) <= tolerance * np.abs(truth)
+
+
 def _score(grid: Grid, observed_rows: np.ndarray, predicted: np.ndarray, tolerance: float
            ) -> tuple[GroupScore, np.ndarray]:
     n = len(observed_rows)
@@ -139,7 +145,7 @@ def _score(grid: Grid, observed_rows: np.ndarray, predicted: np.ndarray, toleran
         truth = grid.values[observed_rows]
         made = ~np.isnan(predicted)
         correct = np.zeros(n, dtype=bool)
-        correct[made] = np.abs(predicted[made] - truth[made]) <= tolerance * np.abs(truth[made])
+        correct[made] = within_tolerance(predicted[made], truth[made], tolerance)
         error = predicted[made] - truth[made]
         spread = truth[made] - truth[made].mean() if made.any() else truth[made]
         total = float((spread**2).sum())
@@ -161,7 +167,7 @@ def _score(grid: Grid, observed_rows: np.ndarray, predicted: np.ndarray, toleran
 def _labels(grid: Grid, rows: np.ndarray, predicted: np.ndarray) -> tuple[object, object]:
     if grid.kind == NUMERIC:
         return grid.values[rows], predicted
-    labels = np.asarray(grid.table.targets.to_flat_index(), dtype=object)
+    labels = grid.target_labels
     shown = np.where(predicted >= 0, predicted, 0)
     return labels[rows], np.where(predicted >= 0, labels[shown], np.nan)
 

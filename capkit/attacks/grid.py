@@ -79,6 +79,13 @@ class Grid:
                 "members": self.table.record_cell,
                 "holdout": self.table.holdout_record_cell}[group]
 
+    @property
+    def target_labels(self) -> np.ndarray:
+        """What each target row stands for: its number (numeric target) or its label."""
+        if self.values is not None:
+            return self.values
+        return np.asarray(self.table.targets.to_flat_index(), dtype=object)
+
     def key_values(self, column: int, combos: np.ndarray) -> np.ndarray:
         """Values of key ``column`` for the key combinations ``combos`` (NaN where missing)."""
         return np.asarray(self.table.keys.get_level_values(column)[combos])

@@ -150,7 +150,7 @@ def attribute_risk(
         err_syn = np.abs(pred_syn - observed) / scale
         err_org = np.abs(pred_org - observed) / scale
     else:
-        labels = np.asarray(grid.table.targets.to_flat_index(), dtype=object)
+        labels = grid.target_labels
         risk_syn = float(np.mean(pred_syn == cells[:, 0]))
         risk_org = float(np.mean(pred_org == cells[:, 0]))
         err_syn = (pred_syn != cells[:, 0]).astype(np.float64)

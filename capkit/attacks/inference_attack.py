@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.attacks._sampling import check_n_attacks, sample_rows
-from capkit.attacks.attribute import check_tolerance
+from capkit.attacks.attribute import check_tolerance, within_tolerance
 from capkit.attacks.grid import Grid, prepare
 from capkit.attacks.nearest_record import nearest_records
 from capkit.counts.encode import as_list
@@ -109,7 +109,7 @@ def _hits(grid: Grid, guess_rows: np.ndarray, truth_rows: np.ndarray, regression
     with np.errstate(divide="ignore", invalid="ignore"):
         if compat:
             return np.abs(guess - truth) / (guess + 1e-12) <= tolerance
-        return np.abs(guess - truth) <= tolerance * np.abs(truth)
+        return within_tolerance(guess, truth, tolerance)
 
 
 def _attack(grid: Grid, group: str, regression: bool, tolerance: float, compat: bool,
@@ -127,8 +127,7 @@ def _attack(grid: Grid, group: str, regression: bool, tolerance: float, compat: 
     possible = np.bincount(pool.row[hit], minlength=n) > 0
     certain = np.bincount(pool.row[~hit], minlength=n) == 0
     distinct = np.diff(near.pool.indptr)[inverse]
-    labels = (grid.values if regression else
-              np.asarray(grid.table.targets.to_flat_index(), dtype=object))
+    labels = grid.target_labels
     return pd.DataFrame({
         "row": np.flatnonzero(keep), "nn": near.row[inverse],
         "distance": near.distance[inverse], "guess": labels[near.target[inverse]],

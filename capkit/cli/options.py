@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import platform
-import re
 import shlex
 import sys
 import warnings
@@ -175,21 +174,15 @@ def notes(inputs: Inputs, quiet: bool) -> None:
 @contextlib.contextmanager
 def measure_warnings(quiet: bool) -> Iterator[list[str]]:
     """Collect the :class:`~capkit.errors.CapkitWarning` s the measures give (e.g. a
-    continuous target), each once (two that differ only in their numbers count as one: the
-    first is kept), into the list yielded (filled on exit), and print them on
+    continuous target), each once, into the list yielded (filled on exit), and print them on
     stderr as ``Warning:`` lines unless ``quiet``. Other warnings pass through unchanged."""
     found: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CapkitWarning)
         yield found
-    seen: set[str] = set()
     for w in caught:
         if issubclass(w.category, CapkitWarning):
-            # once per message: the same warning of the holdout's run (its own counts) is
-            # not repeated
-            shape = re.sub(r"\d[\d.,]*", "#", str(w.message))
-            if shape not in seen:
-                seen.add(shape)
+            if str(w.message) not in found:
                 found.append(str(w.message))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

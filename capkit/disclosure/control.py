@@ -15,10 +15,14 @@ baseCAPd (100 x the sum of squared target shares) is each group's no-information
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+from collections.abc import Iterator
+
 import pandas as pd
 
 from capkit.counts.encode import kind_of_series
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, ContinuousTargetWarning
 from capkit.membership import compare_to_control
 
 #: Measures compared, in percent of each group's records.
@@ -115,4 +119,13 @@ def check_holdout(original: object, holdout: object) -> None:
                     f"original data has {original[column].dtype}; convert one of them first")
 
 
-__all__ = ["CONTROLLED", "check_holdout", "control_table", "summary_control"]
+@contextlib.contextmanager
+def holdout_run() -> Iterator[None]:
+    """Around the measures' second run, with the holdout as the original: the members' run has
+    already warned about a continuous target, and the holdout's own counts would repeat it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContinuousTargetWarning)
+        yield
+
+
+__all__ = ["CONTROLLED", "check_holdout", "control_table", "holdout_run", "summary_control"]

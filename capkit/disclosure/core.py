@@ -35,7 +35,7 @@ from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
 from capkit.disclosure.checks import KeyMargins
-from capkit.disclosure.control import check_holdout, control_table
+from capkit.disclosure.control import check_holdout, control_table, holdout_run
 from capkit.disclosure.measures import Exclusions
 from capkit.disclosure.per_synthesis import measure_syntheses
 from capkit.disclosure.result import DisclosureResult
@@ -256,7 +256,8 @@ def disclosure(
                    if k not in ("synthetic", "original", "keys", "target", "holdout")}
         check_holdout(original, holdout)
         result = disclosure(synthetic, original, keys, target, **options)
-        result.holdout = disclosure(synthetic, holdout, keys, target, **options)
+        with holdout_run():
+            result.holdout = disclosure(synthetic, holdout, keys, target, **options)
         result.control = control_table(result, result.holdout)
         return result
     if engine_path.uses_engine(synthetic, original, engine):

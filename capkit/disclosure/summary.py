@@ -18,7 +18,7 @@ from tqdm import tqdm
 from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
-from capkit.disclosure.control import check_holdout, summary_control
+from capkit.disclosure.control import check_holdout, holdout_run, summary_control
 from capkit.disclosure.core import disclosure
 from capkit.disclosure.result import DisclosureResult, DisclosureSummary
 from capkit.errors import CapkitError
@@ -178,8 +178,9 @@ def disclosure_summary(
                    if k not in ("synthetic", "original", "keys", "targets", "holdout")}
         check_holdout(original, holdout)
         summary = disclosure_summary(synthetic, original, keys, targets, **options)
-        summary.holdout = disclosure_summary(synthetic, holdout, keys, summary.targets,
-                                             **options)
+        with holdout_run():
+            summary.holdout = disclosure_summary(synthetic, holdout, keys, summary.targets,
+                                                 **options)
         summary.control = summary_control(summary, summary.holdout)
         return summary
     compat = bool(synthpop_compat)

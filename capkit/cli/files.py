@@ -163,17 +163,6 @@ def _unique_key_warnings(n: int, distinct: dict[str, int]) -> list[str]:
             "identifier?)" for k, d in distinct.items() if n > 1 and d >= n]
 
 
-def _absent_identifiers(original: Path, absent: list[str], na_values: Sequence[str],
-                        sep: str | None) -> list[str]:
-    """Those of the original's columns missing from the synthetic files that are identifiers
-    (:func:`capkit.audit.defaults.is_identifier`: synthesisers drop a row number or a name);
-    reading the synthetic files names any other missing column."""
-    if not absent:
-        return []
-    frame = io.read_table(original, absent, role="original", na_values=na_values, sep=sep).frame
-    return [c for c in absent if is_identifier(frame[c])]
-
-
 def load_inputs(
     original: Path,
     synthetic: Sequence[Path],
@@ -215,21 +204,22 @@ def load_inputs(
             raise CapkitError(f"synthetic file {str(p)!r} does not exist")
     _check_same_columns(synthetic, headers)
     explicit = targets is not None
+    orig_header = io.read_columns(original, "original", sep) if (
+        targets is None or all_columns) and io.exists(original) else []
     if targets is None:
-        orig_header = io.read_columns(original, "original", sep) if io.exists(original) \
-            else []
         targets = _default_targets(headers[0], orig_header, keys)
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
     extra = [c for c in dict.fromkeys(extra_columns) if c not in {*keys, *targets}]
     needed = keys + targets + extra
-    dropped: list[str] = []
     if all_columns:
-        rest = [c for c in io.read_columns(original, "original", sep) if c not in needed]
-        dropped = _absent_identifiers(original, [c for c in rest if c not in set(headers[0])],
-                                      na_values, sep)
-        needed += [c for c in rest if c not in dropped]
+        needed += [c for c in orig_header if c not in needed]
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
+    # an identifier of the original that the synthetic files lack: synthesisers drop it
+    named = {*keys, *targets, *extra}
+    dropped = [c for c in needed if all_columns and c not in named
+               and c not in set(headers[0]) and is_identifier(orig_file.frame[c])]
+    needed = [c for c in needed if c not in dropped]
     syn_files = [io.read_table(p, needed, role="synthetic", na_values=na_values,
                                column_roles=roles, sep=sep) for p in synthetic]
     hold_file = None if holdout is None else io.read_table(

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from capkit.counts.encode import CONTINUOUS_TARGET_LEVELS, reads_as_dates
+from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
 
 #: Most levels a default key may have (and most distinct values of an ungrouped target).
@@ -52,11 +53,6 @@ class Choice:
     identifiers: list[str] = field(default_factory=list)
     #: columns with a single value in the original (no information), left out of every measure
     constants: list[str] = field(default_factory=list)
-
-
-def _numeric(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
-        series.dtype)
 
 
 def is_identifier(series: pd.Series) -> bool:
@@ -117,7 +113,7 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
                      "every measure")
     levels = {c: int(original[c].nunique(dropna=True)) for c in columns}
     if key_list is None:
-        candidates = [c for c in columns if not _numeric(original[c])
+        candidates = [c for c in columns if not is_numeric(original[c])
                       and 2 <= levels[c] <= MAX_KEY_LEVELS and c not in (target_list or [])]
         key_list = candidates[:MAX_KEYS]
         if not key_list:
@@ -134,14 +130,14 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
             raise CapkitError("no target: every column besides the keys has a single level")
         notes.append("targets (default): every other column with at least two levels")
     groups = {t: TARGET_GROUPS for t in target_list
-              if _numeric(original[t]) and levels[t] > MAX_KEY_LEVELS}
+              if is_numeric(original[t]) and levels[t] > MAX_KEY_LEVELS}
     if groups:
         notes.append(f"numeric targets {', '.join(groups)} have more than {MAX_KEY_LEVELS} "
                      f"distinct values: synthpop's measures group each into {TARGET_GROUPS} "
                      "classes (as --ngroups-targets would), else an exact-value match scores "
                      "a near-copy 0; the attacks and distances use the values")
     for t in target_list:
-        if not _numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
+        if not is_numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
             notes.append(_many_levels_note(t, original[t], levels[t]))
     return Choice(key_list, target_list, groups, notes, identifiers, constants)
 

@@ -107,6 +107,15 @@ def from_comparison(synthesis: str, family: str, measure: str, subject: str,
         verdict=judged.level, rule=judged.rule_text, action=judged.action, detail=detail)
 
 
+def uncompared(synthesis: str, family: str, measure: str, subject: str, value: float,
+               unit: str, judged: verdicts.Verdict, detail: str = "",
+               baseline: float | None = None, baseline_name: str = "") -> Finding:
+    """A finding judged on its own value (no holdout, no risk): ``judged`` gives its verdict."""
+    return Finding(synthesis, family, measure, subject, value, unit, None, baseline,
+                   baseline_name, None, None, None, judged.level, judged.rule_text,
+                   judged.action, detail)
+
+
 def from_percents(synthesis: str, family: str, measure: str, subject: str, members: float,
                   n_members: int, holdout: float | None, n_holdout: int | None,
                   baseline: float | None = None, baseline_name: str = "",
@@ -126,9 +135,8 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
     if measure == "DiSCO" or baseline is None:  # no comparison: DiSCO's own rule, else none
         judged = (verdicts.disco_without_control(members) if measure == "DiSCO"
                   else verdicts.not_judged(family))
-        return Finding(synthesis, family, measure, subject, members, "%", None, baseline,
-                       baseline_name, None, None, None, judged.level, judged.rule_text,
-                       judged.action, detail)
+        return uncompared(synthesis, family, measure, subject, members, "%", judged, detail,
+                          baseline, baseline_name)
     against = compare_to_control(members / 100 * n_members, n_members,
                                  baseline / 100 * n_members, n_members,
                                  confidence=confidence, warn=False)

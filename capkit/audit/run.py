@@ -35,7 +35,7 @@ from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import defaults, verdicts
-from capkit.audit.findings import Finding, from_comparison, from_percents
+from capkit.audit.findings import Finding, from_comparison, from_percents, uncompared
 from capkit.data.labels import is_numeric
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
@@ -154,28 +154,26 @@ def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         r = summary.per_target[t]
         h = None if holdout is None else summary.holdout.per_target[t]
         disco, dcap = float(r.attrib["DiSCO"].mean()), float(r.allcaps["DCAP"].mean())
+        h_disco = None if h is None else float(h.attrib["DiSCO"].mean())
+        h_dcap = None if h is None else float(h.allcaps["DCAP"].mean())
         base = float(r.allcaps["baseCAPd"].mean())
         with np.errstate(invalid="ignore", divide="ignore"):
             v2 = float(np.mean(cap_v2(r.allcaps["DCAP"], r.attrib["iS"])))
-        found.append(from_percents(name, "attribute", "DiSCO", t, disco, r.n_orig,
-                                   None if h is None else float(h.attrib["DiSCO"].mean()),
+        found.append(from_percents(name, "attribute", "DiSCO", t, disco, r.n_orig, h_disco,
                                    n_h))
         found.append(from_percents(name, "attribute", "DCAP (CAP v1)", t, dcap, r.n_orig,
-                                   None if h is None else float(h.allcaps["DCAP"].mean()),
-                                   n_h, base, "baseCAPd"))
+                                   h_dcap, n_h, base, "baseCAPd"))
         flagged = sum(0 if c is None else len(c) for c in (*r.check_1way, *r.check_2way))
-        judged = verdicts.checks(flagged)
-        found.append(Finding(name, "checks", "1-way / 2-way checks", t, float(flagged),
-                             "count", None, None, "", None, None, None, judged.level,
-                             judged.rule_text, judged.action,
-                             "entries flagged" if flagged else ""))
+        found.append(uncompared(name, "checks", "1-way / 2-way checks", t, float(flagged),
+                                "count", verdicts.checks(flagged),
+                                "entries flagged" if flagged else ""))
         rows.append({"synthesis": name, "target": t, "UiO": float(r.ident["UiO"].mean()),
                      "repU": float(r.ident["repU"].mean()), "Dorig": float(
                          r.attrib["Dorig"].mean()), "DiSCO": disco, "DCAP (CAP v1)": dcap,
                      "CAP v2": v2, "TCAP": float(r.allcaps["TCAP"].mean()),
                      "baseCAPd": base,
-                     "holdout DiSCO": np.nan if h is None else float(h.attrib["DiSCO"].mean()),
-                     "holdout DCAP": np.nan if h is None else float(h.allcaps["DCAP"].mean())})
+                     "holdout DiSCO": np.nan if h_disco is None else h_disco,
+                     "holdout DCAP": np.nan if h_dcap is None else h_dcap})
     return found, pd.DataFrame(rows)
 
 
@@ -193,14 +191,12 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
     if holdout is None:
-        judged = verdicts.copies_without_control(k_m)
-        exact = Finding(name, "copies", "exact copies", "all columns", 100.0 * k_m / n_m, "%",
-                        None, None, "", None, None, None, judged.level, judged.rule_text,
-                        judged.action, f"{k_m:,} of {n_m:,} members")
-        near = Finding(name, "copies", "median distance to closest record", "all columns",
-                       100.0 * float(np.median(d_m)), "%", None, None, "", None, None, None,
-                       "not flagged", verdicts.not_judged("copies").rule_text, "",
-                       "Gower distance, 0-100")
+        exact = uncompared(name, "copies", "exact copies", "all columns", 100.0 * k_m / n_m,
+                           "%", verdicts.copies_without_control(k_m),
+                           f"{k_m:,} of {n_m:,} members")
+        near = uncompared(name, "copies", "median distance to closest record", "all columns",
+                          100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
+                          "Gower distance, 0-100")
         return [exact, near], gaps
     to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges)
     d_h, gaps = to_holdout.distance, tuple(dict.fromkeys(gaps + to_holdout.columns.missing_level))

@@ -14,6 +14,7 @@ import pandas as pd
 
 from capkit.audit import RULES, Audit
 from capkit.audit.findings import message
+from capkit.audit.verdicts import worst
 from capkit.report.model import Report, Section, Table
 
 _INTRO = (
@@ -74,12 +75,12 @@ def _verdict_section(audit: Audit) -> Section:
     table = audit.verdicts()
     items = []
     for name, row in table.iterrows():
-        worst = next((lv for lv in table.columns if row[lv] > 0), "not flagged")
+        highest = worst([lv for lv in table.columns if row[lv] > 0])
         families = sorted({f.family for f in audit.findings
                            if f.synthesis == name and f.verdict == "disclosive"})
         where = f" ({', '.join(families)})" if families else ""
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
-                     f"review, {row['not flagged']} not flagged; worst: {worst}")
+                     f"review, {row['not flagged']} not flagged; worst: {highest}")
     paragraphs = [_INTRO] + ([_NO_HOLDOUT] if audit.n_holdout is None else [])
     return Section("Verdicts", paragraphs=paragraphs, items=items,
                    tables=[Table("Findings per verdict", table, digits=0,

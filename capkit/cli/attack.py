@@ -128,8 +128,7 @@ def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na
         halves = parse_halves(link)
         opts.check_output(output, "--output")
         opts.check_output(plot_path, "--plot", (".png", ".svg"))
-        if holdout is not None and not holdout.exists():
-            raise CapkitError(f"--holdout file {str(holdout)!r} does not exist")
+        opts.check_holdout(holdout, "pandas")
         inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","),
                              sep=sep, holdout=holdout,
                              extra_columns=[c for h in halves or () for c in h])

@@ -19,7 +19,6 @@ from capkit.audit import FAMILIES, audit
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
-from capkit.errors import CapkitError
 from capkit.report import render
 from capkit.report.custodian import custodian_report
 
@@ -71,8 +70,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
         opts.check_output(output, "--output")
-        if holdout_path is not None and not holdout_path.exists():
-            raise CapkitError(f"holdout file {str(holdout_path)!r} does not exist")
+        opts.check_holdout(holdout_path, "pandas")
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
                              all_columns=True, target_na_option=None)

@@ -17,7 +17,7 @@ from capkit.audit.defaults import is_identifier
 from capkit.counts import engines
 from capkit.counts.engines import duckdb as duck
 from capkit.data import io
-from capkit.data.align import align_frames
+from capkit.data.align import align_frames, file_names
 from capkit.errors import CapkitError
 
 
@@ -233,11 +233,7 @@ def load_inputs(
         targets, {t: _levels(orig_file.frame[t]) for t in targets}, min_target_levels, explicit,
         warnings, {t: orig_file.frame[t].iloc[0] for t in targets})
     frames = [f.frame for f in syn_files] + ([hold_file.frame] if hold_file else [])
-    names = None
-    if hold_file is not None:
-        names = ["the synthetic file"] if len(syn_files) == 1 else [
-            f"synthetic file {j}" for j in range(1, len(syn_files) + 1)]
-        names.append("the holdout file")
+    names = None if hold_file is None else [*file_names(len(syn_files))[1:], "the holdout file"]
     columns = [c for c in needed if c in keys + kept + extra or all_columns]
     aligned = align_frames(orig_file.frame, frames, columns, names=names)
     syntheses = aligned.synthetics[:len(syn_files)]

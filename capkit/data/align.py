@@ -103,7 +103,8 @@ def _parses_as_numbers(series: pd.Series) -> pd.Series | None:
     return converted.reindex(series.index)
 
 
-def _names(n_syn: int) -> list[str]:
+def file_names(n_syn: int) -> list[str]:
+    """How messages name the original and ``n_syn`` synthetic files."""
     if n_syn == 1:
         return ["the original file", "the synthetic file"]
     return ["the original file"] + [f"synthetic file {j}" for j in range(1, n_syn + 1)]
@@ -259,7 +260,7 @@ def align_frames(
     if not synthetics:
         raise CapkitError("synthetics is empty: give at least one synthetic data set")
     cols = list(original.columns) if columns is None else list(columns)
-    names = _names(len(synthetics)) if names is None else ["the original file", *names]
+    names = file_names(len(synthetics)) if names is None else ["the original file", *names]
     if len(names) != len(frames):
         raise CapkitError(f"names must name each of the {len(synthetics)} synthetic frames")
     for frame, name in zip(frames, names, strict=True):

@@ -183,3 +183,5 @@ def test_bad_input_is_a_clear_error_or_a_correct_result():
         with pytest.raises(CapkitError):
             inference_attack(args.pop("original"), args.pop("synthetic"), args.pop("aux_cols"),
                              args.pop("secret"), **args)
+    with pytest.raises(CapkitError, match=r"control lacks column\(s\) \['c'\]"):
+        inference_attack(ori, syn, ["x", "c"], "s", control=_toy(30, 5).drop(columns="c"))

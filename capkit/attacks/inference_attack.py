@@ -239,6 +239,10 @@ def inference_attack(
             raise CapkitError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
         if len(frame) == 0:
             raise CapkitError(f"{name} is empty (0 rows)")
+    if control is not None:  # the control is prepared as the attacked group: name it here
+        absent = [c for c in [*keys, secret] if c not in control.columns]
+        if absent:
+            raise CapkitError(f"control lacks column(s) {absent} of aux_cols and secret")
     rng = np.random.default_rng(seed)
     kind = "numeric" if regression else "categorical"
     groups = {"original": (original, sample_rows(len(original), n_attacks, rng))}

@@ -470,3 +470,23 @@ def test_attack_figure_is_byte_identical(tmp_path) -> None:
     assert written[:2] == written[2:]
     with pytest.raises(CapkitError, match="target 'z' is not in the table"):
         attack_plots.attack_rates(table, ["z"])
+
+
+def test_anonymeter_distance_inside_an_ensemble_predicts_each_group_on_its_own() -> None:
+    """anonymeter's numeric ranges are over the synthetic data and the attacked group: an
+    ensemble of nn_anonymeter alone must give nn_anonymeter's own guesses, on members and
+    holdout (it used to predict both groups together, with their joint ranges)."""
+    from capkit.attacks.attackers import Attacker
+
+    rng = np.random.default_rng(31)
+    members, synthetic = mixed_frame(rng, 120), mixed_frame(rng, 90)
+    holdout = mixed_frame(rng, 80).assign(x=lambda f: f["x"] * 3)  # a wider range than members'
+    alone = attacks.attribute_attack(members, synthetic, ["x", "y"], "t",
+                                     attacker="nn_anonymeter", holdout=holdout,
+                                     check_overlap=False)
+    voted = attacks.attribute_attack(members, synthetic, ["x", "y"], "t",
+                                     attacker=Attacker("e", "ensemble",
+                                                       members=("nn_anonymeter",)),
+                                     holdout=holdout, check_overlap=False)
+    assert (voted.correct, voted.control.correct) == (alone.correct, alone.control.correct)
+    pd.testing.assert_series_equal(voted.records["predicted"], alone.records["predicted"])

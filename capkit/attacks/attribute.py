@@ -172,6 +172,16 @@ def _labels(grid: Grid, rows: np.ndarray, predicted: np.ndarray) -> tuple[object
     return labels[rows], np.where(predicted >= 0, labels[shown], np.nan)
 
 
+def _per_group(spec: Attacker, kind: str) -> bool:
+    """Whether the attacker predicts members and holdout each on its own: anonymeter's distance
+    takes its numeric ranges over the synthetic data and the attacked group, also inside an
+    ensemble."""
+    if spec.method == "nn" and spec.distance == "anonymeter":
+        return True
+    return spec.method == "ensemble" and any(_per_group(resolve(m, kind), kind)
+                                             for m in spec.members)
+
+
 def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
                trained_on: str = "synthetic", seed: int = 0, tolerance: float = 0.05,
                confidence: float = 0.95, index: dict[str, pd.Index] | None = None,
@@ -193,7 +203,7 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
                                 return_inverse=True)
     train = "synthetic" if trained_on == "synthetic" else "members"
     bounds = np.cumsum([len(cells[g]) for g in groups])[:-1]
-    by_group = spec.method == "nn" and spec.distance == "anonymeter"
+    by_group = _per_group(spec, grid.kind)
     per_combo = None if by_group else predict(spec, grid, train, combos, seed, cache)
     scored, frames = {}, {}
     for g, inv in zip(groups, np.split(inverse, bounds), strict=True):

@@ -43,9 +43,11 @@ from capkit.errors import CapkitError
 
 __all__ = [
     "AnonymeterResults",
+    "AttackRisks",
     "ControlComparison",
     "Rate",
     "anonymeter_results",
+    "attack_risks",
     "compare_to_control",
     "wilson",
 ]
@@ -378,3 +380,45 @@ def anonymeter_results(n_attacks: int | tuple[int, int, int], n_success: float,
         n_control=n_control, attack_rate=attack, baseline_rate=baseline, control_rate=control,
         risk=risk, risk_baseline=_bind(*baseline), residual=residual,
         confidence_level=confidence_level, warnings=tuple(notes))
+
+
+@dataclass(frozen=True)
+class AttackRisks:
+    """What an anonymeter-style attack reports: the members against the control, against the
+    baseline attack, anonymeter's own statistics, and the headline risk with what it compares
+    with (``reference``: ``"control"``, ``"baseline"`` or ``"anonymeter"``)."""
+
+    control: ControlComparison
+    baseline: ControlComparison
+    anonymeter: AnonymeterResults
+    risk: float
+    risk_ci: tuple[float, float]
+    reference: str
+
+
+def attack_risks(k_members: float, n: int, n_baseline: float, k_control: float | None = None,
+                 n_control: int | None = None, *, k_against_baseline: float | None = None,
+                 n_baseline_attacks: int | None = None, anonymeter_headline: bool = False,
+                 confidence: float = 0.95) -> AttackRisks:
+    """The membership control of an attack with a baseline (singling out, linkability,
+    inference): :func:`compare_to_control` against the control and against the baseline's
+    successes, and :func:`anonymeter_results`.
+
+    The headline is anonymeter's risk when ``anonymeter_headline``, else the control's when
+    there is one, else the baseline's. ``k_against_baseline`` (default ``k_members``) is what
+    the baseline is compared with; ``n_baseline_attacks`` (default ``n``) the baseline's
+    attacks in anonymeter's statistics.
+    """
+    comparison = compare_to_control(k_members, n, k_control, n_control, confidence=confidence)
+    against = k_members if k_against_baseline is None else k_against_baseline
+    against_baseline = compare_to_control(against, n, n_baseline, n, confidence=confidence,
+                                          warn=k_control is None)
+    anon = anonymeter_results((n, n if n_baseline_attacks is None else n_baseline_attacks,
+                               n_control or n), k_members, n_baseline, k_control, confidence)
+    if anonymeter_headline:
+        risk, risk_ci, reference = anon.risk[0], anon.risk[1], "anonymeter"
+    elif k_control is not None:
+        risk, risk_ci, reference = comparison.risk, comparison.risk_ci, "control"
+    else:
+        risk, risk_ci, reference = against_baseline.risk, against_baseline.risk_ci, "baseline"
+    return AttackRisks(comparison, against_baseline, anon, risk, risk_ci, reference)

@@ -39,8 +39,7 @@ from capkit.errors import CapkitError
 from capkit.membership import (
     AnonymeterResults,
     ControlComparison,
-    anonymeter_results,
-    compare_to_control,
+    attack_risks,
 )
 
 __all__ = ["InferenceResult", "inference_attack"]
@@ -268,12 +267,9 @@ def inference_attack(
     n_ctl = k_ctl = None
     if control_records is not None:
         n_ctl, k_ctl = len(control_records), int(control_records["success"].sum())
-    comparison = compare_to_control(k, n, k_ctl, n_ctl, confidence=confidence)
-    against_baseline = compare_to_control(k, n, n_baseline, n, confidence=confidence,
-                                          warn=k_ctl is None)
     n_base = min(len(synthetic), n) if anonymeter_compat else n  # anonymeter's clamp
-    anon = anonymeter_results((n, n_base, n_ctl or n), k, n_baseline, k_ctl, confidence)
-    head = comparison if k_ctl is not None else against_baseline
+    risks = attack_risks(k, n, n_baseline, k_ctl, n_ctl, n_baseline_attacks=n_base,
+                         confidence=confidence)
     return InferenceResult(
         records=records, control_records=control_records, aux_cols=tuple(keys), secret=secret,
         regression=bool(regression), tolerance=tolerance,
@@ -282,6 +278,5 @@ def inference_attack(
         n_tie_decides=int(records["tie_decides"].sum()), n_baseline=n_baseline,
         n_control_attacks=n_ctl, n_control=k_ctl,
         control_success_range=None if control_records is None else _range(control_records),
-        risk=head.risk, risk_ci=head.risk_ci,
-        risk_reference="control" if k_ctl is not None else "baseline",
-        control=comparison, baseline=against_baseline, anonymeter=anon)
+        risk=risks.risk, risk_ci=risks.risk_ci, risk_reference=risks.reference,
+        control=risks.control, baseline=risks.baseline, anonymeter=risks.anonymeter)

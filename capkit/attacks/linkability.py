@@ -30,8 +30,7 @@ from capkit.errors import CapkitError
 from capkit.membership import (
     AnonymeterResults,
     ControlComparison,
-    anonymeter_results,
-    compare_to_control,
+    attack_risks,
 )
 
 __all__ = ["LinkabilityResult", "linkability"]
@@ -158,11 +157,7 @@ def linkability(original: pd.DataFrame, synthetic: pd.DataFrame,
     n_ctl = k_ctl = None
     if control_records is not None:
         n_ctl, k_ctl = len(control_records), int(control_records["link"].sum())
-    comparison = compare_to_control(n_success, n, k_ctl, n_ctl, confidence=confidence)
-    against_baseline = compare_to_control(n_success, n, n_baseline, n, confidence=confidence,
-                                          warn=k_ctl is None)
-    anon = anonymeter_results((n, n, n_ctl or n), n_success, n_baseline, k_ctl, confidence)
-    head = comparison if k_ctl is not None else against_baseline
+    risks = attack_risks(n_success, n, n_baseline, k_ctl, n_ctl, confidence=confidence)
     return LinkabilityResult(
         records=records, control_records=control_records,
         aux_cols=(tuple(halves[0]), tuple(halves[1])), n_neighbors=int(n_neighbors),
@@ -170,9 +165,8 @@ def linkability(original: pd.DataFrame, synthetic: pd.DataFrame,
         n_tied=int((records["link_possible"] != records["link_certain"]).sum()),
         n_baseline=n_baseline, n_control_attacks=n_ctl, n_control=k_ctl,
         control_links_range=None if control_records is None else _range(control_records),
-        risk=head.risk, risk_ci=head.risk_ci,
-        risk_reference="control" if k_ctl is not None else "baseline",
-        control=comparison, baseline=against_baseline, anonymeter=anon)
+        risk=risks.risk, risk_ci=risks.risk_ci, risk_reference=risks.reference,
+        control=risks.control, baseline=risks.baseline, anonymeter=risks.anonymeter)
 
 
 def _range(records: pd.DataFrame) -> tuple[int, int]:

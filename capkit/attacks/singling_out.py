@@ -55,8 +55,7 @@ from capkit.errors import CapkitError
 from capkit.membership import (
     AnonymeterResults,
     ControlComparison,
-    anonymeter_results,
-    compare_to_control,
+    attack_risks,
 )
 
 __all__ = ["MODES", "SinglingOutResult", "singling_out"]
@@ -279,23 +278,15 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
                 k_control *= anonymeter_correction(n_made, n_ctl, n_ori)
         else:
             k_members, k_control = _size_matched(table, is_main, n_ori, n_ctl)
-    comparison = compare_to_control(k_members, denominator, k_control,
-                                    None if k_control is None else denominator,
-                                    confidence=confidence)
-    against_baseline = compare_to_control(n_success, denominator, n_baseline, denominator,
-                                          confidence=confidence, warn=k_control is None)
-    anon = anonymeter_results(denominator, k_members, n_baseline, k_control, confidence)
-    if anonymeter_compat:
-        risk, risk_ci, reference = anon.risk[0], anon.risk[1], "anonymeter"
-    elif k_control is not None:
-        risk, risk_ci, reference = comparison.risk, comparison.risk_ci, "control"
-    else:
-        risk, risk_ci, reference = against_baseline.risk, against_baseline.risk_ci, "baseline"
+    risks = attack_risks(k_members, denominator, n_baseline, k_control,
+                         None if k_control is None else denominator,
+                         k_against_baseline=n_success, anonymeter_headline=anonymeter_compat,
+                         confidence=confidence)
     return SinglingOutResult(
         mode=mode, queries=table, n_queries=n_made, n_success=n_success,
-        n_baseline=n_baseline, n_control=n_control, risk=risk, risk_ci=risk_ci,
-        risk_reference=reference, control=comparison, baseline=against_baseline,
-        anonymeter=anon, n_original=n_ori, n_control_records=n_ctl,
+        n_baseline=n_baseline, n_control=n_control, risk=risks.risk, risk_ci=risks.risk_ci,
+        risk_reference=risks.reference, control=risks.control, baseline=risks.baseline,
+        anonymeter=risks.anonymeter, n_original=n_ori, n_control_records=n_ctl,
         n_control_effective=k_control, anonymeter_compat=anonymeter_compat,
         notes=tuple(notes))
 

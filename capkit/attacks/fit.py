@@ -145,20 +145,12 @@ def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
     :func:`capkit.distance.dcr`'s lowest-index rule picks the combination holding the lowest
     record among the nearest, and that record's target is the prediction.
     """
-    cells = grid.cells(train)
-    cells = cells[grid.known(train)]
-    combos, first = np.unique(cells[:, 1], return_index=True)
-    order = np.argsort(first, kind="stable")
-    combos, first = combos[order], first[order]
+    cells, combos, first = grid.candidates(train)
 
     def frame(which: np.ndarray) -> pd.DataFrame:
-        data = {}
-        for c, name in enumerate(grid.keys):
-            if grid.numeric_keys[c]:
-                data[name] = _numeric_values(grid, c, which)
-            else:
-                data[name] = pd.Series(grid.parts[which, c], dtype="int64").astype("category")
-        return pd.DataFrame(data)
+        for c in np.flatnonzero(grid.numeric_keys):
+            _numeric_values(grid, c, which)  # refuses a missing number
+        return grid.key_frame(which)
 
     reference = frame(combos)
     ranges = {}

@@ -90,6 +90,23 @@ class Grid:
         """Values of key ``column`` for the key combinations ``combos`` (NaN where missing)."""
         return np.asarray(self.table.keys.get_level_values(column)[combos])
 
+    def candidates(self, group: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cells of ``group``'s records with a known target, its distinct key combinations
+        in the order of their first such record, and that record's position among them (so a
+        lowest-position rule over combinations picks the lowest record)."""
+        cells = self.cells(group)[self.known(group)]
+        combos, first = np.unique(cells[:, 1], return_index=True)
+        order = np.argsort(first, kind="stable")
+        return cells, combos[order], first[order]
+
+    def key_frame(self, combos: np.ndarray) -> pd.DataFrame:
+        """The key values of the key combinations ``combos``: numbers as floats (NaN where
+        missing), other keys as categorical codes (a missing value is a level of its own)."""
+        return pd.DataFrame({
+            name: (self.key_values(c, combos).astype(np.float64) if self.numeric_keys[c]
+                   else pd.Categorical(self.parts[combos, c]))
+            for c, name in enumerate(self.keys)})
+
     def known(self, group: str) -> np.ndarray:
         """Boolean mask of the records of ``group`` whose target can be scored or learned
         from: all of them for a categorical target (missing is a level), those with a value for

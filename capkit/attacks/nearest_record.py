@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 
 from capkit.attacks.grid import Grid
@@ -56,18 +55,6 @@ class NearestRecords:
     pool: sparse.csr_array
 
 
-def _frame(grid: Grid, combos: np.ndarray) -> pd.DataFrame:
-    """The key values of ``combos``: numbers as floats, other keys as categorical codes (a
-    missing value is a level of its own, equal to another missing value, as in anonymeter)."""
-    data = {}
-    for c, name in enumerate(grid.keys):
-        if grid.numeric_keys[c]:
-            data[name] = grid.key_values(c, combos).astype(np.float64)
-        else:
-            data[name] = pd.Categorical(grid.parts[combos, c])
-    return pd.DataFrame(data)
-
-
 def nearest_records(grid: Grid, train: str, query: np.ndarray, *, progress: bool = False
                     ) -> NearestRecords:
     """Nearest record of group ``train`` (with a known target) for the key combinations
@@ -86,13 +73,9 @@ def nearest_records(grid: Grid, train: str, query: np.ndarray, *, progress: bool
     progress
         Show a progress bar.
     """
-    known = grid.known(train)
-    positions = np.flatnonzero(known)
-    cells = grid.cells(train)[known]
-    combos, first = np.unique(cells[:, 1], return_index=True)
-    order = np.argsort(first, kind="stable")
-    combos, first = combos[order], first[order]
-    data = encode(_frame(grid, query), _frame(grid, combos), list(grid.keys),
+    positions = np.flatnonzero(grid.known(train))
+    cells, combos, first = grid.candidates(train)
+    data = encode(grid.key_frame(query), grid.key_frame(combos), list(grid.keys),
                   ("attacked records", train))
     band_q: list[np.ndarray] = []
     band_c: list[np.ndarray] = []

@@ -126,9 +126,7 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
     neither (repU) is not judged (N0)."""
     detail = f"{members:.2f}% of {n_members} members"
     if holdout is not None and n_holdout:
-        control = compare_to_control(members / 100 * n_members, n_members,
-                                     holdout / 100 * n_holdout, n_holdout,
-                                     confidence=confidence, warn=False)
+        control = _percents_compared(members, n_members, holdout, n_holdout, confidence)
         f = from_comparison(synthesis, family, measure, subject, control, None, baseline_name,
                             detail)
         return _with(f, baseline=baseline)
@@ -137,12 +135,17 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
                   else verdicts.not_judged(family))
         return uncompared(synthesis, family, measure, subject, members, "%", judged, detail,
                           baseline, baseline_name)
-    against = compare_to_control(members / 100 * n_members, n_members,
-                                 baseline / 100 * n_members, n_members,
-                                 confidence=confidence, warn=False)
+    against = _percents_compared(members, n_members, baseline, n_members, confidence)
     f = from_comparison(synthesis, family, measure, subject, None, against, baseline_name,
                         detail)
     return _with(f, value=members)
+
+
+def _percents_compared(members: float, n_members: int, other: float, n_other: int,
+                       confidence: float) -> ControlComparison:
+    """:func:`capkit.membership.compare_to_control` of two percentages of records."""
+    return compare_to_control(members / 100 * n_members, n_members, other / 100 * n_other,
+                              n_other, confidence=confidence, warn=False)
 
 
 def _with(finding: Finding, **changes: object) -> Finding:

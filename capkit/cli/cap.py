@@ -93,15 +93,19 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
                 m_j = np.asarray(s.sum(axis=0)).ravel()
                 covered = int(np.asarray(o.sum(axis=0)).ravel()[m_j > 0].sum())
                 v2 = capm.average_cap(o, s, 2) if covered > 0 else float("nan")
+                control = None if table.holdout is None else capm.average_cap(
+                    o, s, 1, holdout=table.holdout)
                 rows.append({
                     "target": target, "synthesis": j, "records": n,
-                    "baseline": 100 * capm.baseline_cap(o),
-                    "CAP v1": 100 * capm.average_cap(o, s, 1), "CAP v2": 100 * v2,
+                    "baseline": 100 * (capm.baseline_cap(o) if control is None
+                                       else control.baseline_members),
+                    "CAP v1": 100 * (capm.average_cap(o, s, 1) if control is None
+                                     else control.members),
+                    "CAP v2": 100 * v2,
                     "correct predictions": 100 * capm.correct_predictions(o, s) / n,
                     "key not in synthetic": 100 * (1 - covered / n),
                 })
-                if table.holdout is not None:
-                    control = capm.average_cap(o, s, 1, holdout=table.holdout)
+                if control is not None:
                     low, high = control.comparison.risk_ci
                     rows[-1].update({
                         "holdout records": control.n_holdout,

@@ -10,7 +10,7 @@ Membership control: :func:`average_cap` and :func:`record_cap` take an optional 
 (original records that were *not* used to make S). The holdout's CAP against the same S is the
 level an intruder reaches by inference about the population; the members' CAP above it is what
 the synthesis disclosed about its own records (compared by
-:func:`capkit.membership.compare_to_control`). Without a holdout every number is as before.
+:func:`capkit.control.compare_to_control`). Without a holdout every number is as before.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from capkit.control import ControlComparison, compare_to_control
 from capkit.counts.tables import Table, crosstab
 from capkit.errors import CapkitError
-from capkit.membership import ControlComparison, compare_to_control
 
 
 def as_count_table(table: object, name: str) -> Table:
@@ -135,7 +135,7 @@ class CapControl:
     n_members, n_holdout
         Records averaged over (version 2: those whose key appears in S).
     comparison
-        The shared membership control (:func:`capkit.membership.compare_to_control`) on the
+        The shared membership control (:func:`capkit.control.compare_to_control`) on the
         expected numbers of correct attributions ``CAP * n`` of each group: rates with Wilson
         intervals, the risk ``(members - holdout) / (1 - holdout)`` with its interval, and the
         advantage (= ``difference``).

@@ -14,8 +14,8 @@ from anonymeter_data import synthetic as oracle_synthetic
 
 from capkit.attacks import linkability
 from capkit.attacks.linkability import _distinct_draws
+from capkit.control import compare_to_control
 from capkit.errors import CapkitError
-from capkit.membership import compare_to_control
 
 AUX = tuple(results()["config"]["linkability_aux_cols"])
 NN = read_reference("linkability_nn.csv.gz")

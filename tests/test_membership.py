@@ -1,4 +1,4 @@
-"""capkit.membership: anonymeter's 756 grid cases, the plain-rate control comparison against a
+"""capkit.control: anonymeter's 756 grid cases, the plain-rate control comparison against a
 hand-written reference, edge cases and properties."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from anonymeter_data import results
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capkit.errors import CapkitError
-from capkit.membership import (
+from capkit.control import (
     AnonymeterResults,
     ControlComparison,
     Rate,
@@ -22,6 +21,7 @@ from capkit.membership import (
     compare_to_control,
     wilson,
 )
+from capkit.errors import CapkitError
 
 GRID = results()["stats_grid"]
 

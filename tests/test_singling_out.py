@@ -14,8 +14,8 @@ from anonymeter_data import synthetic as oracle_synthetic
 from scipy.stats import hypergeom
 
 from capkit.attacks import match_counts, singling_out
+from capkit.control import compare_to_control
 from capkit.errors import CapkitError
-from capkit.membership import compare_to_control
 
 QUERIES = read_reference("singling_out_queries.csv.gz")
 CONDITIONS = [json.loads(c) for c in QUERIES["conditions"]]

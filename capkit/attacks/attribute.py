@@ -9,7 +9,7 @@ Beyond the paper, the same attack is run on a **holdout** (records of the popula
 not used for the synthesis). If it predicts the holdout records as well as the members, what it
 learns is inference about the population, not disclosure about the members. The comparison
 (rates with Wilson intervals, the risk (m - c) / (1 - c) with its interval, the advantage m - c)
-is :func:`capkit.membership.compare_to_control`, shared by every attack-style measure.
+is :func:`capkit.control.compare_to_control`, shared by every attack-style measure.
 
 Numeric targets: a prediction is correct when |guess - truth| <= tolerance * |truth|, a band
 around the true value. anonymeter divides by the guess instead, which counts every negative
@@ -30,8 +30,8 @@ from sklearn.base import BaseEstimator
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve
 from capkit.attacks.fit import predict
 from capkit.attacks.grid import Grid, prepare
+from capkit.control import ControlComparison, compare_to_control
 from capkit.errors import CapkitError
-from capkit.membership import ControlComparison, compare_to_control
 
 TRAINED_ON = ("synthetic", "original")
 
@@ -78,7 +78,7 @@ class AttackResult:
     control
         The holdout's :class:`GroupScore`, or None.
     comparison
-        :func:`capkit.membership.compare_to_control` on the correct counts: rates with Wilson
+        :func:`capkit.control.compare_to_control` on the correct counts: rates with Wilson
         intervals, risk, advantage.
     risk, risk_ci, advantage
         ``(m - c) / (1 - c)`` clipped to [0, 1], its interval, and ``m - c``; None without a

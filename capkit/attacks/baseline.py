@@ -9,7 +9,7 @@ on the original records (the upper bound). A risk assessment should assume at le
 of the synthetic-trained attackers.
 
 capkit adds the membership control: with a holdout every attack is scored on the holdout records
-too, and the members' rows carry the risk and advantage of :func:`capkit.membership.compare_to_
+too, and the members' rows carry the risk and advantage of :func:`capkit.control.compare_to_
 control`.
 """
 

@@ -18,8 +18,8 @@ guess a success and widens the band for guesses above the truth; ``anonymeter_co
 reproduces that rule, and anonymeter's label-aligned random baseline.
 
 The comparison with the control (records not used for the synthesis) is
-:func:`capkit.membership.compare_to_control`; anonymeter's own numbers are
-:func:`capkit.membership.anonymeter_results`.
+:func:`capkit.control.compare_to_control`; anonymeter's own numbers are
+:func:`capkit.control.anonymeter_results`.
 """
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ from capkit.attacks._sampling import check_n_attacks, sample_rows
 from capkit.attacks.attribute import check_tolerance, within_tolerance
 from capkit.attacks.grid import Grid, prepare
 from capkit.attacks.nearest_record import nearest_records
-from capkit.counts.encode import as_list
-from capkit.errors import CapkitError
-from capkit.membership import (
+from capkit.control import (
     AnonymeterResults,
     ControlComparison,
     attack_risks,
 )
+from capkit.counts.encode import as_list
+from capkit.errors import CapkitError
 
 __all__ = ["InferenceResult", "inference_attack"]
 
@@ -70,7 +70,7 @@ class InferenceResult:
     risk, risk_ci, risk_reference
         Headline risk: against the control (``"control"``) or, without one, the baseline.
     control, baseline
-        :class:`~capkit.membership.ControlComparison` with the control and with the baseline.
+        :class:`~capkit.control.ControlComparison` with the control and with the baseline.
     anonymeter
         anonymeter's rates and risks on these counts.
     """

@@ -8,7 +8,7 @@ of each half (anonymeter's mixed-type distance, :mod:`capkit.attacks.neighbors`)
 samples 500 by default), keeps each record's neighbours and distances (``.records``), runs the
 same attack on a control set (holdout records not used for the synthesis) and a seeded random
 baseline (two random draws of ``n_neighbors`` synthetic records intersect), and compares them
-with :mod:`capkit.membership`.
+with :mod:`capkit.control`.
 
 Ties: when several synthetic records share the k-th distance, which of them are "the k nearest"
 is a convention. capkit takes the lowest synthetic positions; anonymeter takes numba's
@@ -26,12 +26,12 @@ import pandas as pd
 
 from capkit.attacks._sampling import sample_rows
 from capkit.attacks.neighbors import CELLS, encode, nearest, pair_distances
-from capkit.errors import CapkitError
-from capkit.membership import (
+from capkit.control import (
     AnonymeterResults,
     ControlComparison,
     attack_risks,
 )
+from capkit.errors import CapkitError
 
 __all__ = ["LinkabilityResult", "linkability"]
 
@@ -63,7 +63,7 @@ class LinkabilityResult:
         Headline risk: against the control ("control") or, without one, against the random
         baseline ("baseline").
     control, baseline
-        :class:`~capkit.membership.ControlComparison` of the members with the control, and with
+        :class:`~capkit.control.ControlComparison` of the members with the control, and with
         the baseline.
     anonymeter
         anonymeter's rates and risks on these counts (n_attacks = (members, members, control)).

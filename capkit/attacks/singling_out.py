@@ -6,7 +6,7 @@ The attacker writes queries from the synthetic records (conjunctions of conditio
 record, and bets that each matches exactly one original record. The success rate is the share
 of queries that single out in the original data; a baseline attacker writes random queries; a
 control (holdout records not used for the synthesis) tells disclosure from what any sample of
-the population would give (:mod:`capkit.membership`).
+the population would give (:mod:`capkit.control`).
 
 capkit differs from anonymeter 1.1 where anonymeter is wrong by design; ``anonymeter_compat``
 reproduces anonymeter instead:
@@ -51,12 +51,12 @@ from capkit.attacks import _query_generation as generation
 from capkit.attacks._control_size import anonymeter_correction, matched_singles
 from capkit.attacks._sampling import check_n_attacks
 from capkit.attacks.queries import ConditionTable, FrameColumns, column_kind, query_text
-from capkit.errors import CapkitError
-from capkit.membership import (
+from capkit.control import (
     AnonymeterResults,
     ControlComparison,
     attack_risks,
 )
+from capkit.errors import CapkitError
 
 __all__ = ["MODES", "SinglingOutResult", "singling_out"]
 
@@ -94,7 +94,7 @@ class SinglingOutResult:
     baseline
         The attack vs the random baseline on the members (plain rates).
     anonymeter
-        anonymeter's rates and risks (:func:`capkit.membership.anonymeter_results`) on these
+        anonymeter's rates and risks (:func:`capkit.control.anonymeter_results`) on these
         counts; in compatibility mode anonymeter's own numbers.
     n_original, n_control_records
         Records counted in (after deduplication in compatibility mode).

@@ -3,7 +3,7 @@
 :class:`Finding` holds what a measure returned (the members' value, the holdout's, the
 no-information baseline, the risk and its interval, every rate in percent) and the
 :class:`~capkit.audit.verdicts.Verdict` the rules of :mod:`capkit.audit.verdicts` give it;
-:func:`from_comparison` builds one from a :class:`capkit.membership.ControlComparison`, and
+:func:`from_comparison` builds one from a :class:`capkit.control.ControlComparison`, and
 :func:`message` says it in plain words. Nothing here measures.
 """
 
@@ -13,7 +13,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from capkit.audit import verdicts
-from capkit.membership import ControlComparison, compare_to_control
+from capkit.control import ControlComparison, compare_to_control
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
                   baseline: float | None = None, baseline_name: str = "",
                   confidence: float = 0.95) -> Finding:
     """A finding from percentages of records (synthpop's measures): the counts
-    ``percent / 100 * n`` go through :func:`capkit.membership.compare_to_control`; without a
+    ``percent / 100 * n`` go through :func:`capkit.control.compare_to_control`; without a
     holdout, DiSCO follows rule B4, the others B1-B2 against ``baseline``, and a measure with
     neither (repU) is not judged (N0)."""
     detail = f"{members:.2f}% of {n_members} members"
@@ -143,7 +143,7 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
 
 def _percents_compared(members: float, n_members: int, other: float, n_other: int,
                        confidence: float) -> ControlComparison:
-    """:func:`capkit.membership.compare_to_control` of two percentages of records."""
+    """:func:`capkit.control.compare_to_control` of two percentages of records."""
     return compare_to_control(members / 100 * n_members, n_members, other / 100 * n_other,
                               n_other, confidence=confidence, warn=False)
 

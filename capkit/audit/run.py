@@ -18,7 +18,7 @@ holdout of records not used for the synthesis, and runs on each synthesis:
 
 Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules of
 :mod:`capkit.audit.verdicts`; the members-vs-holdout comparison is always
-:func:`capkit.membership.compare_to_control`. Default keys and targets:
+:func:`capkit.control.compare_to_control`. Default keys and targets:
 :mod:`capkit.audit.defaults`.
 """
 
@@ -36,12 +36,12 @@ from tqdm import tqdm
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import defaults, verdicts
 from capkit.audit.findings import Finding, from_comparison, from_percents, uncompared
+from capkit.control import compare_to_control
 from capkit.data.labels import is_numeric
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
 from capkit.distance import dcr
 from capkit.errors import CapkitError
-from capkit.membership import compare_to_control
 
 #: The measure families, in the order they run (and the progress bar counts).
 FAMILIES = ("synthpop measures", "distance", "attribute attacks", "singling out",

@@ -7,7 +7,7 @@ measure; each function takes the numbers a measure returned and gives a :class:`
 The rules (also in ``docs/custodian-report.md``):
 
 * **With a holdout** (records not used for the synthesis), a finding compares the members'
-  rate m with the holdout's rate c through :func:`capkit.membership.compare_to_control`:
+  rate m with the holdout's rate c through :func:`capkit.control.compare_to_control`:
   risk = (m - c) / (1 - c) with its interval.
 
   - ``disclosive`` (rule C1): the risk's lower bound is at least :data:`RISK_DISCLOSIVE`

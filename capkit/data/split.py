@@ -1,7 +1,7 @@
 """Members and holdout: a seeded split of a data set for the membership control.
 
 A synthesiser is fitted on the **members**; the **holdout** records are kept aside, never shown
-to it, as the control of every attack-style measure (:mod:`capkit.membership`): what an attack
+to it, as the control of every attack-style measure (:mod:`capkit.control`): what an attack
 achieves on them is inference about the population, not disclosure about the members.
 """
 

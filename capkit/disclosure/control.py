@@ -8,7 +8,7 @@ the members, the records the synthetic data was made from. Run with the same opt
 reveals about any record of the population. The members' value above the holdout's is what the
 synthesis disclosed about its own records; the comparison (Wilson intervals on both rates, the
 risk (m - c) / (1 - c) with its interval, the advantage m - c) is
-:func:`capkit.membership.compare_to_control`, on the counts ``measure / 100 * n``.
+:func:`capkit.control.compare_to_control`, on the counts ``measure / 100 * n``.
 
 baseCAPd (100 x the sum of squared target shares) is each group's no-information level.
 """
@@ -21,9 +21,9 @@ from collections.abc import Iterator
 
 import pandas as pd
 
+from capkit.control import compare_to_control
 from capkit.counts.encode import kind_of_series
 from capkit.errors import CapkitError, ContinuousTargetWarning
-from capkit.membership import compare_to_control
 
 #: Measures compared, in percent of each group's records.
 CONTROLLED = ("DiSCO", "DCAP")

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from capkit.control import compare_to_control
 from capkit.errors import CapkitError
-from capkit.membership import compare_to_control
 
 #: (trained_on, scored_on) series drawn per attacker: colour by training data, filled marker for
 #: the members, hollow for the holdout.

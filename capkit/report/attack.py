@@ -5,7 +5,7 @@ Built from an ``AttackRun`` (the tidy table of :func:`capkit.attacks.baseline.ba
 and the inputs). Rates are percentages of the records predicted right (a numeric target: within
 the tolerance), averaged over key sets and syntheses; with a holdout, the risk
 (m - c) / (1 - c) and the advantage m - c compare the members with the holdout
-(:func:`capkit.membership.compare_to_control`, per key set).
+(:func:`capkit.control.compare_to_control`, per key set).
 """
 
 from __future__ import annotations

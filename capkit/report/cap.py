@@ -43,7 +43,7 @@ def _control_section(table: pd.DataFrame) -> Section:
                     "make the synthetic data. Their CAP is what the synthetic data says about "
                     "anyone; only the original records' excess is disclosure about them. "
                     "Risk = (m - c) / (1 - c) of the two average CAPs, with its interval "
-                    "(capkit.membership)."],
+                    "(capkit.control)."],
         tables=[Table("CAP v1 of original and holdout records", mean, units=units)])
 
 

@@ -161,7 +161,7 @@ def _control_section(control: pd.DataFrame) -> Section:
                     "synthetic data discloses about them is inference about the population; "
                     "only the original records' excess is disclosure about them. Risk = "
                     "(m - c) / (1 - c) of the two groups' shares, with its interval "
-                    "(capkit.membership); baseCAPd is each group's no-information level."],
+                    "(capkit.control); baseCAPd is each group's no-information level."],
         tables=[Table("Original records (members) against holdout", shown, index=False,
                       units=units | {"difference": "points"})])
 

@@ -19,6 +19,7 @@ from capkit import CapkitError
 from capkit.audit import audit, verdicts
 from capkit.audit.defaults import choose, is_identifier
 from capkit.cli import main
+from capkit.control import compare_to_control
 from capkit.distance import dcr
 from capkit.synth.baselines import bootstrap_with_noise, independent_columns
 
@@ -177,13 +178,17 @@ def test_default_keys_rule() -> None:
 
 
 def test_verdict_rules() -> None:
-    assert verdicts.against_control(0.2, 0.1, "attribute").level == "disclosive"
-    assert verdicts.against_control(0.02, 0.005, "attribute").level == "review"
-    assert verdicts.against_control(0.005, 0.001, "attribute").level == "not flagged"
-    assert verdicts.against_control(0.005, 0.001, "copies").level == "review"
-    assert verdicts.against_control(0.08, 0.0, "attack").level == "review"
-    assert verdicts.against_control(float("nan"), float("nan"), "attack").level == \
-        "not flagged"
+    def judge(k_m: int, k_c: int, family: str = "attribute", n: int = 1000) -> str:
+        return verdicts.against_control(compare_to_control(k_m, n, k_c, n, warn=False),
+                                        family).level
+
+    assert judge(300, 100) == "disclosive"      # 30% vs 10%: clear, 20 in 100, risk 22%
+    assert judge(130, 100) == "review"          # clear, 3 in 100, risk 3% < 5%
+    assert judge(105, 100) == "not flagged"     # within the interval
+    assert judge(5, 0, "copies") == "review"    # any clear excess of copies
+    assert judge(5, 0, "attack") == "not flagged"  # 0.5 in 100: too little to matter
+    assert judge(8, 0, "attack", n=100) == "review"  # 8 in 100, too few records to be clear
+    assert judge(1000, 1000, "attack") == "not flagged"  # undefined risk at c = 1
     assert verdicts.against_baseline(0.5, "attack").level == "review"  # never disclosive
 
 

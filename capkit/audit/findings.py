@@ -88,8 +88,7 @@ def from_comparison(synthesis: str, family: str, measure: str, subject: str,
     main = control if control is not None else baseline
     has_control = control is not None and control.control is not None
     if has_control:
-        judged, compared = verdicts.against_control(control.risk, control.risk_ci[0], family), \
-            control
+        judged, compared = verdicts.against_control(control, family), control
     elif baseline is not None and baseline.control is not None:
         judged, compared = verdicts.against_baseline(baseline.risk_ci[0], family), baseline
     else:

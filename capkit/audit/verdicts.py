@@ -7,16 +7,25 @@ measure; each function takes the numbers a measure returned and gives a :class:`
 The rules (also in ``docs/custodian-report.md``):
 
 * **With a holdout** (records not used for the synthesis), a finding compares the members'
-  rate m with the holdout's rate c through :func:`capkit.control.compare_to_control`:
-  risk = (m - c) / (1 - c) with its interval.
+  rate m with the holdout's rate c through :func:`capkit.control.compare_to_control`: the
+  advantage a = m - c with Newcombe's interval of a difference of two rates, and anonymeter's
+  risk (m - c) / (1 - c) with its interval. A verdict needs an excess that is both
+  statistically clear (the advantage's lower bound above 0) and large enough to matter on the
+  scale a custodian reads, the share of records (the advantage itself: how many members in a
+  hundred the synthesis tells about beyond what it tells about anyone). The risk alone is not
+  enough: near the ceiling (a target that is 0 for 99.6% of members and 99.2% of the holdout)
+  (m - c) / (1 - c) is 50% while 4 members in a thousand gain anything; it stays reported.
 
-  - ``disclosive`` (rule C1): the risk's lower bound is at least :data:`RISK_DISCLOSIVE`
-    (0.05): the synthesis tells about its own members clearly more than about anyone else.
-  - ``review`` (rule C2): the lower bound is above 0 and the risk at least
-    :data:`RISK_REVIEW` (0.01; any excess for exact and near copies: a copy is a copy), or the
-    risk itself is at least 0.05 with an interval reaching 0 (too few records to tell).
+  - ``disclosive`` (rule C1): the advantage's lower bound is above 0, the advantage at least
+    :data:`ADVANTAGE_DISCLOSIVE` (5 members in 100) and the risk's lower bound at least
+    :data:`RISK_DISCLOSIVE` (0.05).
+  - ``review`` (rule C2): the advantage's lower bound is above 0 and the advantage at least
+    :data:`ADVANTAGE_REVIEW` (1 member in 100; any excess for exact and near copies: a copy is
+    a copy), or the advantage is at least 5 in 100 with an interval reaching 0 (too few
+    records to tell).
   - ``not flagged`` (rule C3): otherwise. The members do no better than the holdout within the
-    interval; this is not proof of safety, only no evidence of disclosure by this measure.
+    interval, or by too little to matter; this is not proof of safety, only no evidence of
+    disclosure by this measure.
 
 * **Without a holdout** disclosure about members cannot be told from inference about the
   population, so a verdict is at most ``review``:
@@ -38,15 +47,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from capkit.control import ControlComparison
+
 #: Verdict levels, most severe first.
 LEVELS = ("disclosive", "review", "not flagged")
 
-#: The risk's lower bound from which a finding is disclosive (rule C1), and the risk from which
-#: an undecided finding needs review (rule C2).
+#: The risk's lower bound a disclosive finding needs (rule C1), and the lower bound against a
+#: no-information baseline from which a finding without holdout needs review (rule B1).
 RISK_DISCLOSIVE = 0.05
 
-#: The smallest risk a detectable excess must reach to need review (rule C2; 0 for copies).
-RISK_REVIEW = 0.01
+#: The advantage m - c (share of records) a disclosive finding needs (rule C1), and that an
+#: undecided one needs for review (rule C2).
+ADVANTAGE_DISCLOSIVE = 0.05
+
+#: The smallest advantage a clear excess must reach to need review (rule C2; 0 for copies).
+ADVANTAGE_REVIEW = 0.01
+
+#: Kept for code that imported the old name: the review floor, now on the advantage.
+RISK_REVIEW = ADVANTAGE_REVIEW
 
 #: DiSCO (percent of records) from which a synthesis without holdout needs review (rule B4).
 DISCO_REVIEW = 5.0
@@ -69,10 +87,13 @@ ACTIONS = {
 
 #: The rule texts, by code.
 RULES = {
-    "C1": "holdout given: the risk (m - c) / (1 - c) has a lower bound of at least 0.05",
-    "C2": "holdout given: the risk's lower bound is above 0 and the risk at least 0.01 (any "
-          "excess for copies), or the risk is at least 0.05 with an interval reaching 0",
-    "C3": "holdout given: the members do no better than the holdout within the interval",
+    "C1": "holdout given: the members' rate m beats the holdout's c clearly (the lower bound "
+          "of m - c above 0) and by at least 5 records in 100, with a risk (m - c) / (1 - c) "
+          "whose lower bound is at least 0.05",
+    "C2": "holdout given: m beats c clearly by at least 1 record in 100 (any clear excess for "
+          "copies), or by at least 5 in 100 with an interval reaching 0 (too few records)",
+    "C3": "holdout given: the members do no better than the holdout within the interval, or "
+          "by less than 1 record in 100",
     "B1": "no holdout: the rate beats its no-information baseline by a risk with lower bound "
           "of at least 0.05 (disclosure cannot be told from inference without a holdout)",
     "B2": "no holdout: the rate does not clearly beat its no-information baseline",
@@ -106,18 +127,22 @@ def _finite(x: float | None) -> bool:
     return x is not None and not (isinstance(x, float) and math.isnan(x))
 
 
-def against_control(risk: float | None, risk_low: float | None, family: str) -> Verdict:
-    """Rules C1-C3: a members' rate against the holdout's, from the risk and its lower bound.
+def against_control(comparison: ControlComparison, family: str) -> Verdict:
+    """Rules C1-C3: a members' rate against the holdout's (a comparison with a control).
 
-    An undefined risk (NaN: the holdout rate is 100%) is ``not flagged`` by C3: the holdout is
-    disclosed as much as the members.
+    An undefined risk (NaN: the holdout rate is 100%) can only be ``not flagged``: the holdout
+    is disclosed as much as the members.
     """
-    if not _finite(risk) or not _finite(risk_low):
+    a, a_ci = comparison.advantage, comparison.advantage_ci
+    risk, risk_ci = comparison.risk, comparison.risk_ci
+    if not _finite(a) or a_ci is None or not _finite(risk) or risk_ci is None \
+            or not _finite(risk_ci[0]):
         return _verdict("not flagged", "C3", family)
-    if risk_low >= RISK_DISCLOSIVE:
+    clear = a_ci[0] > 0
+    if clear and a >= ADVANTAGE_DISCLOSIVE and risk_ci[0] >= RISK_DISCLOSIVE:
         return _verdict("disclosive", "C1", family)
-    floor = 0.0 if family == "copies" else RISK_REVIEW
-    if (risk_low > 0 and risk >= floor) or risk >= RISK_DISCLOSIVE:
+    floor = 0.0 if family == "copies" else ADVANTAGE_REVIEW
+    if (clear and a >= floor and a > 0) or a >= ADVANTAGE_DISCLOSIVE:
         return _verdict("review", "C2", family)
     return _verdict("not flagged", "C3", family)
 
@@ -161,6 +186,7 @@ def worst(levels: list[str]) -> str:
     return present[0] if present else "not flagged"
 
 
-__all__ = ["ACTIONS", "DISCO_REVIEW", "LEVELS", "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES",
-           "Verdict", "against_baseline", "against_control", "checks", "copies_without_control",
-           "disco_without_control", "not_judged", "worst"]
+__all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "LEVELS",
+           "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES", "Verdict", "against_baseline",
+           "against_control", "checks", "copies_without_control", "disco_without_control",
+           "not_judged", "worst"]

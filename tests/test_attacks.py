@@ -401,11 +401,11 @@ def test_bad_input_names_the_argument() -> None:
         run(members, synthetic, ["a", "x"], "t", holdout=holdout.assign(x=holdout["x"].astype(str)))
     overlapping = pd.concat([holdout, members.iloc[:10]], ignore_index=True)
     columns = ", ".join(members.columns)
-    with pytest.warns(UserWarning, match=f"holdout: 10 of its 60 rows are identical to an "
-                      f"original record on every column \\({columns}\\)") as caught:
+    with pytest.warns(UserWarning, match=f"10 of the 60 records of the holdout \\(16.7%\\) are "
+                      f"identical to a member on every column \\({columns}\\)") as caught:
         run(members, synthetic, ["a"], "t", attacker="cap", holdout=overlapping)
     assert caught[0].filename == __file__  # points at the caller
-    with pytest.warns(UserWarning, match="holdout: 10 of its") as caught:
+    with pytest.warns(UserWarning, match="10 of the 60 records of the holdout") as caught:
         attacks.baseline_table(members, synthetic, ["a", "b"], "t", key_length=1,
                                attackers=["cap"], holdout=overlapping, progress=False)
     assert len(caught) == 1  # once, not per key set

@@ -300,7 +300,7 @@ def attribute_attack(
         Confidence level of the intervals.
     check_overlap
         Warn when holdout rows are identical to original rows on every column
-        (:func:`capkit.attacks.grid.shared_rows`); pass False when the split was by record.
+        beyond chance (:func:`capkit.data.overlap.check_holdout`).
     allow_disjoint_levels
         Attack even when a categorical key or target barely shares levels between original and
         synthetic data (an error by default: they are probably coded differently).

@@ -110,8 +110,8 @@ def baseline_table(
     progress
         A tqdm progress bar over (target, key combination, synthesis).
     check_overlap
-        Warn (once) when holdout rows are identical to original rows on every column; pass
-        False when the split was by record.
+        Warn (once) when the holdout shares more records with the original than chance
+        predicts (:func:`capkit.data.overlap.check_holdout`).
     allow_disjoint_levels
         As :func:`capkit.attacks.attribute.attribute_attack`.
 

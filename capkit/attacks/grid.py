@@ -27,6 +27,7 @@ from capkit.counts.encode import (
 )
 from capkit.counts.tables import KeyTargetTable, Table, crosstab
 from capkit.data.labels import is_numeric
+from capkit.data.overlap import record_overlap
 from capkit.errors import CapkitError, CapkitWarning, ContinuousTargetWarning
 
 #: Groups of records an attack trains on or scores.
@@ -117,17 +118,6 @@ class Grid:
         return ~np.isnan(self.values[rows])
 
 
-def shared_rows(original: pd.DataFrame, holdout: pd.DataFrame) -> int:
-    """Number of holdout rows identical to some original row on every column of the original.
-
-    Either the same records sit in both groups (a leak into the control), or different people
-    share all values (common in data with few, coarse columns, e.g. census extracts).
-    """
-    hashes_o = pd.util.hash_pandas_object(original, index=False).to_numpy()
-    hashes_h = pd.util.hash_pandas_object(holdout[list(original.columns)], index=False).to_numpy()
-    return int(np.isin(hashes_h, hashes_o).sum())
-
-
 def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
                    check_overlap: bool) -> None:
     if not isinstance(holdout, pd.DataFrame):
@@ -145,16 +135,14 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
             raise CapkitError(
                 f"holdout column {column!r} has type {holdout[column].dtype} but the original "
                 f"data has {original[column].dtype}; convert one of them first")
-    shared = shared_rows(original, holdout) if check_overlap else 0
-    if shared:
-        names = list(original.columns)
-        where = (f"on every column ({', '.join(map(str, names))})" if len(names) <= 8
-                 else f"on all {len(names)} columns")
-        warnings.warn(
-            f"holdout: {shared} of its {len(holdout)} rows are identical to an original record "
-            f"{where}. A record in both groups blurs the membership control; if the split was "
-            "by record, these are different people with the same values and the warning can be "
-            "ignored (check_overlap=False silences it in Python).", CapkitWarning, stacklevel=4)
+    if check_overlap:  # the one test every command uses (capkit.data.overlap)
+        overlap = record_overlap(original, holdout, other_name="holdout")
+        if overlap.excess:
+            warnings.warn(
+                f"{overlap.holds_members_text('the holdout')}. Here the holdout is used as "
+                "given; capkit.data.overlap.check_holdout(original, holdout).holdout is the "
+                "part that is a real holdout (the commands and capkit.audit use it), and "
+                "check_overlap=False silences this warning", CapkitWarning, stacklevel=4)
 
 
 def _check_coding(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],
@@ -204,7 +192,8 @@ def prepare(
         ``"auto"`` (a numeric, non-boolean target is numeric), ``"categorical"`` or
         ``"numeric"``.
     check_overlap
-        Warn when holdout rows are identical to original rows (:func:`shared_rows`).
+        Warn when the holdout shares records with the original beyond chance
+        (:func:`capkit.data.overlap.check_holdout`).
     allow_disjoint_levels
         Attack even when a categorical key or target barely shares levels between original and
         synthetic data (by default a :class:`capkit.errors.DisjointLevelsError`: the two are
@@ -245,4 +234,4 @@ def prepare(
                 values)
 
 
-__all__ = ["GROUPS", "Grid", "prepare", "shared_rows"]
+__all__ = ["GROUPS", "Grid", "prepare"]

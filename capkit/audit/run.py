@@ -38,6 +38,7 @@ from capkit.audit import defaults, verdicts
 from capkit.audit.findings import Finding, from_comparison, from_percents, uncompared
 from capkit.control import compare_to_control
 from capkit.data.labels import is_numeric
+from capkit.data.overlap import check_holdout
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
 from capkit.distance import dcr
@@ -76,6 +77,10 @@ class Audit:
         Records of the original data and of the holdout (None without).
     notes
         How keys and targets were chosen, which targets were grouped, and why.
+    warnings
+        What makes a verdict less than it seems: a holdout that holds members (set aside, or
+        no control at all), files whose coding disagrees, a synthesis that could not be judged.
+        The report prints them before the findings.
     timings
         Seconds per family (summed over syntheses).
     """
@@ -89,6 +94,7 @@ class Audit:
     n_holdout: int | None
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def verdicts(self) -> pd.DataFrame:
         """Number of findings of each verdict level per synthesis (rows) and level (columns)."""
@@ -329,6 +335,11 @@ def audit(original: pd.DataFrame,
     """
     named = _syntheses(synthetic)
     _check_frames(original, named, holdout)
+    warns: list[str] = []
+    if holdout is not None:  # one check for every command (capkit.data.overlap)
+        checked = check_holdout(original, holdout)
+        holdout = checked.holdout
+        warns += [checked.warning] if checked.warning else []
     unknown = [f for f in families if f not in FAMILIES]
     if unknown or not families:
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
@@ -386,7 +397,7 @@ def audit(original: pd.DataFrame,
                      "guess within 5% tells nothing (the band is too wide for values such as "
                      "years); judge them by DiSCO on their classes and by the distances")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
-                 None if holdout is None else len(holdout), notes, timings)
+                 None if holdout is None else len(holdout), notes, timings, warns)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

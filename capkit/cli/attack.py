@@ -71,7 +71,8 @@ def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] |
         table = baseline_table(inputs.original, inputs.synthetics, inputs.keys, inputs.targets,
                                key_length=length, attackers=attackers, holdout=inputs.holdout,
                                seed=seed, tolerance=tolerance, progress=not quiet,
-                               allow_disjoint_levels=allow_disjoint_levels)
+                               allow_disjoint_levels=allow_disjoint_levels,
+                               check_overlap=False)  # load_inputs checked the holdout
     return AttackRun(table, inputs, length, seed, tolerance, found)
 
 

@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from capkit.audit.defaults import is_identifier
 from capkit.counts import engines
 from capkit.counts.engines import duckdb as duck
-from capkit.data import io
+from capkit.data import io, overlap
 from capkit.data.align import align_frames, file_names
 from capkit.errors import CapkitError
 
@@ -176,6 +177,7 @@ def load_inputs(
     holdout: Path | None = None,
     all_columns: bool = False,
     extra_columns: Sequence[str] = (),
+    check_holdout: bool = True,
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
 
@@ -194,7 +196,11 @@ def load_inputs(
     (``Inputs.notes``) the missing values of each target (with ``target_na_option``, the
     command's option that leaves them out, if any) and synthetic columns the original lacks. A
     ``holdout`` file (records of the same population not used for the synthesis) is read with
-    the same columns and aligned to the original's types like a synthesis.
+    the same columns and aligned to the original's types like a synthesis, and checked for
+    members (:func:`capkit.data.overlap.check_holdout`, on every column the two files share):
+    shared records beyond chance are set aside with a warning, or the whole holdout when too few
+    are left (``Inputs.holdout`` is then None). ``check_holdout=False`` leaves that to the
+    caller (``capkit report``: :func:`capkit.audit.audit` checks it).
     """
     _check_file_arguments(synthetic, keys, targets)
     headers = [io.read_columns(p, "synthetic", sep) if io.exists(p) else None
@@ -238,6 +244,10 @@ def load_inputs(
     aligned = align_frames(orig_file.frame, frames, columns, names=names)
     syntheses = aligned.synthetics[:len(syn_files)]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
+    if held is not None and check_holdout:
+        keep = _holdout_rows(original, holdout, orig_file.frame, hold_file.frame, na_values,
+                             sep, warnings)
+        held = None if keep is None else held.iloc[keep]
     notes = _extra_column_note(headers[0], orig_file.columns)
     if dropped:
         many = len(dropped) > 1
@@ -257,6 +267,33 @@ def load_inputs(
     lines.append(f"columns read: {', '.join(columns)}")
     return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
                   warnings, notes, held)
+
+
+def _holdout_rows(original: Path, holdout: Path, orig_frame: pd.DataFrame,
+                  hold_frame: pd.DataFrame, na_values: Sequence[str], sep: str | None,
+                  warnings: list[str]) -> np.ndarray | None:
+    """The positions of the holdout's records to use as the control (None: no control), on
+    :func:`capkit.data.overlap.check_holdout` over every column the two files share (a record
+    is identified by all its values, not by the few a command reads); the warning, if any, is
+    appended to ``warnings``."""
+    shared = [c for c in io.read_columns(original, "original", sep)
+              if c in set(io.read_columns(holdout, "holdout", sep))]
+    if not set(shared) <= set(orig_frame.columns):
+        orig_frame = io.read_table(original, shared, role="original", na_values=na_values,
+                                   sep=sep).frame
+        hold_frame = io.read_table(holdout, shared, role="holdout", na_values=na_values,
+                                   sep=sep).frame
+    else:
+        shared = [c for c in orig_frame.columns if c in set(hold_frame.columns)]
+    aligned = align_frames(orig_frame, [hold_frame], shared, names=["the holdout file"])
+    checked = overlap.check_holdout(aligned.original, aligned.synthetics[0],
+                                    name=f"the holdout file {holdout.name}")
+    if checked.warning:
+        warnings.append(checked.warning)
+    if checked.holdout is None:
+        return None
+    return np.flatnonzero(~checked.overlap.is_shared) if checked.cut else \
+        np.arange(len(hold_frame))
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]

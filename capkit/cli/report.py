@@ -73,7 +73,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         opts.check_holdout(holdout_path, "pandas")
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
-                             all_columns=True, target_na_option=None)
+                             all_columns=True, target_na_option=None,
+                             check_holdout=False)
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(synthetic, inputs.synthetics, strict=True), start=1)}
@@ -83,6 +84,9 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                            families=list(families) if families else FAMILIES,
                            progress=not quiet, allow_disjoint_levels=allow_disjoint_levels)
         result.notes.extend(found)
+        if not quiet:
+            for w in result.warnings:
+                click.echo(f"Warning: {w}", err=True)
         text = render(custodian_report(result, opts.command_line(), opts.versions(),
                                        [*inputs.lines, *inputs.remarks()]), fmt)
         opts.emit(text, output)

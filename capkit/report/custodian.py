@@ -81,7 +81,8 @@ def _verdict_section(audit: Audit) -> Section:
         where = f" ({', '.join(families)})" if families else ""
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
                      f"review, {row['not flagged']} not flagged; worst: {highest}")
-    paragraphs = [_INTRO] + ([_NO_HOLDOUT] if audit.n_holdout is None else [])
+    paragraphs = ([f"WARNING: {w}." for w in audit.warnings] + [_INTRO]
+                  + ([_NO_HOLDOUT] if audit.n_holdout is None else []))
     return Section("Verdicts", paragraphs=paragraphs, items=items,
                    tables=[Table("Findings per verdict", table, digits=0,
                                  units={c: "count" for c in table.columns})],

@@ -1,0 +1,228 @@
+"""Records of one file that are also in another: is a holdout really a holdout, is a synthesis a
+copy of its members?
+
+One check, used by every command and by :func:`capkit.audit.audit`: count the records of
+``other`` (a holdout, or a synthetic file) identical on every compared column to some member,
+and set the count against what the data's own duplicates predict. In a population, different
+people can share every value (census extracts with a few coarse columns do); a record drawn from
+the population without regard to the members equals some member with about the probability that
+a member equals another member. So the members' **leave-one-out duplicate rate** p0 (the share
+of members identical to another member) is the chance rate, and
+
+* ``shared`` significantly above ``p0 x len(other)`` (an exact one-sided binomial test at
+  :data:`ALPHA`) means the file holds members: a holdout that does is no control for the
+  records it shares, a synthesis that does copies its members.
+
+Comparing on every column of the members (not only the keys and targets a command reads) is
+what makes the test work: on three coarse columns most records have a twin; on all of them a
+real holdout shares few rows.
+
+The counts are exact (the rows are factorised together; no hashing), vectorised, one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.special import bdtrc
+
+from capkit.errors import CapkitError
+
+__all__ = ["ALPHA", "MIN_CONTROL", "HoldoutCheck", "Overlap", "check_holdout", "record_overlap"]
+
+#: Significance of the one-sided test that a file shares more records with the members than
+#: the data's own duplicates predict.
+ALPHA = 1e-3
+
+#: Fewest holdout records left, after the shared ones are set aside, for a control.
+MIN_CONTROL = 20
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """The records of a file (``other``) identical to a member, against the chance rate.
+
+    Attributes
+    ----------
+    columns
+        The columns compared (every column of the members that the other file has).
+    n_members, n_other
+        Records of the members and of the other file.
+    shared
+        Records of the other file identical to some member on every compared column.
+    member_duplicates
+        Members identical to another member (the data's own duplicates).
+    expected
+        The shared records the duplicates predict: ``n_other x p0``, p0 the members'
+        leave-one-out duplicate rate (with half a duplicate added, so that data without any
+        duplicate does not make one shared record a certainty).
+    p_value
+        P(at least ``shared`` | the chance rate), exact binomial.
+    is_shared
+        For each record of the other file, whether it is identical to a member.
+    """
+
+    columns: tuple[str, ...]
+    n_members: int
+    n_other: int
+    shared: int
+    member_duplicates: int
+    expected: float
+    p_value: float
+    is_shared: np.ndarray = field(repr=False)
+
+    @property
+    def excess(self) -> bool:
+        """The other file shares significantly more records than chance (:data:`ALPHA`)."""
+        return self.p_value < ALPHA
+
+    @property
+    def share(self) -> float:
+        """``shared`` as a share of the other file."""
+        return self.shared / self.n_other if self.n_other else 0.0
+
+    @property
+    def kept(self) -> int:
+        """Records of the other file left when the shared ones are set aside."""
+        return self.n_other - self.shared
+
+    def chance_text(self) -> str:
+        """What chance predicts, in words."""
+        return (f"the members' own duplicates ({self.member_duplicates:,} of "
+                f"{self.n_members:,} members equal another member) predict about "
+                f"{self.expected:,.1f}")
+
+    def holds_members_text(self, name: str) -> str:
+        """The finding that a holdout holds members, in words."""
+        return (f"{self.shared:,} of the {self.n_other:,} records of {name} "
+                f"({100 * self.share:.1f}%) are identical to a member on {self.where_text()}, "
+                f"where {self.chance_text()}: it holds members, and a member in the control "
+                "hides the disclosure it should reveal")
+
+    def where_text(self) -> str:
+        """The compared columns, in words."""
+        names = list(self.columns)
+        return (f"every column ({', '.join(names)})" if len(names) <= 6
+                else f"all {len(names)} columns")
+
+
+def _check(frame: object, name: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise CapkitError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    return frame
+
+
+def record_overlap(members: pd.DataFrame, other: pd.DataFrame,
+                   columns: Sequence[str] | None = None, *, other_name: str = "other"
+                   ) -> Overlap:
+    """Count the records of ``other`` identical to a member, and test the count against the
+    members' own duplicate rate (the module note).
+
+    Parameters
+    ----------
+    members
+        The records the synthesis was made from. Not modified.
+    other
+        A holdout or a synthetic data set. Not modified.
+    columns
+        The columns to compare; default every column of ``members`` that ``other`` has.
+    other_name
+        How messages name ``other``.
+
+    Returns
+    -------
+    Overlap
+
+    Raises
+    ------
+    CapkitError
+        A frame that is not a DataFrame, no column in common, or a named column missing.
+    """
+    members, other = _check(members, "members"), _check(other, other_name)
+    if columns is None:
+        columns = [c for c in members.columns if c in set(other.columns)]
+    columns = list(dict.fromkeys(columns))
+    if not columns:
+        raise CapkitError(f"{other_name} has no column in common with the members")
+    for c in columns:
+        for frame, name in ((members, "members"), (other, other_name)):
+            if c not in frame.columns:
+                raise CapkitError(f"column {c!r} is missing from {name}")
+    n_m, n_o = len(members), len(other)
+    both = pd.concat([members[columns], other[columns]], ignore_index=True)
+    # one level per distinct record: a missing value equals a missing value
+    both = both.astype({c: object for c in columns if isinstance(both[c].dtype,
+                                                                   pd.CategoricalDtype)})
+    group = both.groupby(columns, dropna=False, sort=False).ngroup().to_numpy()
+    per_group = np.bincount(group[:n_m], minlength=int(group.max()) + 1 if len(group) else 0)
+    duplicates = int((per_group[group[:n_m]] > 1).sum())
+    is_shared = per_group[group[n_m:]] > 0
+    shared = int(is_shared.sum())
+    p0 = (duplicates + 0.5) / (n_m + 1)
+    p_value = float(bdtrc(shared - 1, n_o, p0)) if shared > 0 else 1.0
+    return Overlap(tuple(map(str, columns)), n_m, n_o, shared, duplicates, n_o * p0, p_value,
+                   is_shared)
+
+
+@dataclass(frozen=True)
+class HoldoutCheck:
+    """What became of a holdout: the part used as the control, and what to tell the user.
+
+    Attributes
+    ----------
+    overlap
+        The holdout's records identical to a member, against chance (:class:`Overlap`).
+    holdout
+        The records used as the control: the holdout itself; without its shared records when
+        it shares more than chance predicts; None when too few records are left
+        (:data:`MIN_CONTROL`): then there is no control, and nothing is judged against one.
+    warning
+        Why the holdout was cut or set aside, in words; None when it is used whole.
+    """
+
+    overlap: Overlap
+    holdout: pd.DataFrame | None
+    warning: str | None
+
+    @property
+    def cut(self) -> bool:
+        """Whether the control is not the whole holdout."""
+        return self.warning is not None
+
+
+def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
+                  columns: Sequence[str] | None = None, *, name: str = "the holdout"
+                  ) -> HoldoutCheck:
+    """Check that a holdout holds no members, and keep the part that is a real holdout.
+
+    A holdout sharing no more records with the members than the data's own duplicates predict
+    is used whole. One that shares more (a sample of the members given by mistake, the original
+    file itself, a split that leaked) is no control for the records it shares: they are set
+    aside and the rest is the control, or, with fewer than :data:`MIN_CONTROL` records left,
+    there is no control at all. Either way :attr:`HoldoutCheck.warning` says so, with the
+    counts, for the report to print where the user sees it.
+
+    Parameters
+    ----------
+    members, holdout
+        The records the synthesis was made from, and the records said not to be. Not modified.
+    columns
+        The columns to compare (default: every column of ``members`` that ``holdout`` has).
+    name
+        How the warning names the holdout.
+    """
+    overlap = record_overlap(members, holdout, columns, other_name="holdout")
+    if not overlap.excess:
+        return HoldoutCheck(overlap, holdout, None)
+    found = overlap.holds_members_text(name)
+    if overlap.kept < MIN_CONTROL:
+        return HoldoutCheck(overlap, None, (
+            f"{found}. With only {overlap.kept:,} records left it is no control at all: "
+            "nothing is compared with a holdout and the verdicts are those without one (at "
+            "most 'review'). Give records that were NOT used for the synthesis"))
+    kept = holdout.iloc[np.flatnonzero(~overlap.is_shared)]
+    return HoldoutCheck(overlap, kept, (
+        f"{found}. They were set aside: the control is the other {overlap.kept:,} records"))

@@ -106,6 +106,21 @@ def from_comparison(synthesis: str, family: str, measure: str, subject: str,
         verdict=judged.level, rule=judged.rule_text, action=judged.action, detail=detail)
 
 
+def from_duplicates(synthesis: str, measure: str, chance: ControlComparison, detail: str
+                    ) -> Finding:
+    """A copies finding without holdout: the synthetic records identical to a member against
+    the members identical to another member (``chance``), by rules D1-D3."""
+    judged = verdicts.against_duplicates(chance)
+    return Finding(
+        synthesis=synthesis, family="copies", measure=measure, subject="all columns",
+        value=100.0 * chance.members.rate, unit="%", holdout=None,
+        baseline=_pct(chance.control.rate),
+        baseline_name="members identical to another member",
+        risk=_pct(chance.risk), risk_low=_pct(chance.risk_ci[0]),
+        risk_high=_pct(chance.risk_ci[1]), verdict=judged.level, rule=judged.rule_text,
+        action=judged.action, detail=detail)
+
+
 def uncompared(synthesis: str, family: str, measure: str, subject: str, value: float,
                unit: str, judged: verdicts.Verdict, detail: str = "",
                baseline: float | None = None, baseline_name: str = "") -> Finding:
@@ -175,4 +190,4 @@ def message(f: Finding) -> str:
     return f"{text}: {f.verdict}"
 
 
-__all__ = ["Finding", "from_comparison", "from_percents", "message"]
+__all__ = ["Finding", "from_comparison", "from_duplicates", "from_percents", "message"]

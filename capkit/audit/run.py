@@ -35,10 +35,16 @@ from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import defaults, verdicts
-from capkit.audit.findings import Finding, from_comparison, from_percents, uncompared
+from capkit.audit.findings import (
+    Finding,
+    from_comparison,
+    from_duplicates,
+    from_percents,
+    uncompared,
+)
 from capkit.control import compare_to_control
 from capkit.data.labels import is_numeric
-from capkit.data.overlap import check_holdout
+from capkit.data.overlap import check_holdout, record_overlap
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
 from capkit.distance import dcr
@@ -196,10 +202,13 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges)
     d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
-    if holdout is None:
-        exact = uncompared(name, "copies", "exact copies", "all columns", 100.0 * k_m / n_m,
-                           "%", verdicts.copies_without_control(k_m),
-                           f"{k_m:,} of {n_m:,} members")
+    if holdout is None:  # the members' own duplicates are the chance rate of a copy
+        copies = record_overlap(original[cols], synthetic[cols], other_name=name)
+        chance = compare_to_control(copies.shared, copies.n_other, copies.member_duplicates,
+                                    copies.n_members, confidence=confidence, warn=False)
+        exact = from_duplicates(name, "exact copies", chance,
+                                f"{copies.shared:,} of {copies.n_other:,} synthetic records "
+                                f"copy a member; {k_m:,} of {n_m:,} members have a copy")
         near = uncompared(name, "copies", "median distance to closest record", "all columns",
                           100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
                           "Gower distance, 0-100")

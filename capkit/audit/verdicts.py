@@ -33,7 +33,11 @@ The rules (also in ``docs/custodian-report.md``):
   - a rate against its no-information baseline (the dummy predictor, random queries,
     baseCAPd): ``review`` (rule B1) when the risk against the baseline has a lower bound of at
     least 0.05, else ``not flagged`` (rule B2);
-  - exact copies of members: ``review`` (rule B3) when any member has one;
+  - exact copies of members: the synthetic records identical to a member, against the share
+    of members identical to another member (the data's own duplicates: a record drawn from
+    the population without regard to the members equals one of them about as often), by the
+    rules C1-C3 with this chance rate in the holdout's place (rules D1-D3): a synthesis that
+    is (nearly) a copy of its members is disclosive even without a holdout;
   - DiSCO: ``review`` (rule B4) when at least :data:`DISCO_REVIEW` (5%) of the records are
     disclosed.
 
@@ -97,7 +101,12 @@ RULES = {
     "B1": "no holdout: the rate beats its no-information baseline by a risk with lower bound "
           "of at least 0.05 (disclosure cannot be told from inference without a holdout)",
     "B2": "no holdout: the rate does not clearly beat its no-information baseline",
-    "B3": "no holdout: some member has an exact copy in the synthetic data",
+    "D1": "synthetic records identical to a member beat the data's own duplicate rate (members "
+          "identical to another member) clearly and by at least 5 records in 100",
+    "D2": "synthetic records identical to a member beat the data's own duplicate rate clearly "
+          "(any clear excess)",
+    "D3": "no more synthetic records identical to a member than the data's own duplicates "
+          "predict",
     "B4": "no holdout: DiSCO is at least 5% of the records",
     "K1": "synthpop's 1-way / 2-way check flags a target or key-target pair",
     "K2": "synthpop's 1-way / 2-way checks flag nothing",
@@ -154,11 +163,11 @@ def against_baseline(risk_low: float | None, family: str) -> Verdict:
     return _verdict("not flagged", "B2", family)
 
 
-def copies_without_control(members_with_copy: int) -> Verdict:
-    """Rule B3: exact copies of members, without a holdout."""
-    if members_with_copy > 0:
-        return _verdict("review", "B3", "copies")
-    return _verdict("not flagged", "B2", "copies")
+def against_duplicates(comparison: ControlComparison) -> Verdict:
+    """Rules D1-D3: synthetic records identical to a member against the members' own duplicate
+    rate, judged as rules C1-C3 judge copies against a holdout."""
+    judged = against_control(comparison, "copies")
+    return _verdict(judged.level, "D" + judged.rule[1:], "copies")
 
 
 def disco_without_control(disco_percent: float) -> Verdict:
@@ -188,5 +197,5 @@ def worst(levels: list[str]) -> str:
 
 __all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "LEVELS",
            "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES", "Verdict", "against_baseline",
-           "against_control", "checks", "copies_without_control", "disco_without_control",
+           "against_control", "against_duplicates", "checks", "disco_without_control",
            "not_judged", "worst"]

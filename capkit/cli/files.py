@@ -177,7 +177,7 @@ def load_inputs(
     holdout: Path | None = None,
     all_columns: bool = False,
     extra_columns: Sequence[str] = (),
-    check_holdout: bool = True,
+    check_overlaps: bool = True,
 ) -> Inputs:
     """Read, check and align the files of a command (the input hardening of issue 8).
 
@@ -199,8 +199,10 @@ def load_inputs(
     the same columns and aligned to the original's types like a synthesis, and checked for
     members (:func:`capkit.data.overlap.check_holdout`, on every column the two files share):
     shared records beyond chance are set aside with a warning, or the whole holdout when too few
-    are left (``Inputs.holdout`` is then None). ``check_holdout=False`` leaves that to the
-    caller (``capkit report``: :func:`capkit.audit.audit` checks it).
+    are left (``Inputs.holdout`` is then None). A synthetic file whose records copy the
+    original's beyond chance (the same test, on the columns read) gets a warning.
+    ``check_overlaps=False`` leaves both to the caller (``capkit report``:
+    :func:`capkit.audit.audit` checks them on every column).
     """
     _check_file_arguments(synthetic, keys, targets)
     headers = [io.read_columns(p, "synthetic", sep) if io.exists(p) else None
@@ -244,9 +246,15 @@ def load_inputs(
     aligned = align_frames(orig_file.frame, frames, columns, names=names)
     syntheses = aligned.synthetics[:len(syn_files)]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
-    if held is not None and check_holdout:
-        keep = _holdout_rows(original, holdout, orig_file.frame, hold_file.frame, na_values,
-                             sep, warnings)
+    if check_overlaps:  # identity is all of a record's values: compare every shared column
+        for path, f in zip(synthetic, syn_files, strict=True):
+            warnings += _copy_warning(*_on_shared_columns(
+                original, path, "synthetic", orig_file.frame, f.frame, na_values, sep,
+                path.name), path.name)
+    if held is not None and check_overlaps:
+        keep = _holdout_rows(*_on_shared_columns(
+            original, holdout, "holdout", orig_file.frame, hold_file.frame, na_values, sep,
+            "the holdout file"), holdout.name, warnings)
         held = None if keep is None else held.iloc[keep]
     notes = _extra_column_note(headers[0], orig_file.columns)
     if dropped:
@@ -269,31 +277,52 @@ def load_inputs(
                   warnings, notes, held)
 
 
-def _holdout_rows(original: Path, holdout: Path, orig_frame: pd.DataFrame,
-                  hold_frame: pd.DataFrame, na_values: Sequence[str], sep: str | None,
-                  warnings: list[str]) -> np.ndarray | None:
-    """The positions of the holdout's records to use as the control (None: no control), on
-    :func:`capkit.data.overlap.check_holdout` over every column the two files share (a record
-    is identified by all its values, not by the few a command reads); the warning, if any, is
-    appended to ``warnings``."""
+def _on_shared_columns(original: Path, other: Path, role: str, orig_frame: pd.DataFrame,
+                       other_frame: pd.DataFrame, na_values: Sequence[str], sep: str | None,
+                       name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The original and another file on every column they share, aligned to the original's
+    types: what identifies a record is all its values, not the few a command reads. Frames
+    already read are used when they hold those columns."""
+    read = [c for c in orig_frame.columns if c in set(other_frame.columns)]
     shared = [c for c in io.read_columns(original, "original", sep)
-              if c in set(io.read_columns(holdout, "holdout", sep))]
-    if not set(shared) <= set(orig_frame.columns):
-        orig_frame = io.read_table(original, shared, role="original", na_values=na_values,
-                                   sep=sep).frame
-        hold_frame = io.read_table(holdout, shared, role="holdout", na_values=na_values,
-                                   sep=sep).frame
-    else:
-        shared = [c for c in orig_frame.columns if c in set(hold_frame.columns)]
-    aligned = align_frames(orig_frame, [hold_frame], shared, names=["the holdout file"])
-    checked = overlap.check_holdout(aligned.original, aligned.synthetics[0],
-                                    name=f"the holdout file {holdout.name}")
+              if c in set(io.read_columns(other, role, sep))]
+    try:
+        if not set(shared) <= set(read):
+            orig_frame = io.read_table(original, shared, role="original",
+                                       na_values=na_values, sep=sep).frame
+            other_frame = io.read_table(other, shared, role=role, na_values=na_values,
+                                        sep=sep).frame
+        aligned = align_frames(orig_frame, [other_frame], shared, names=[name])
+    except CapkitError:  # a column the command does not read cannot be aligned: those read
+        aligned = align_frames(orig_frame[read], [other_frame[read]], read, names=[name])
+    return aligned.original, aligned.synthetics[0]
+
+
+def _copy_warning(original: pd.DataFrame, synthetic: pd.DataFrame, name: str) -> list[str]:
+    """A warning when the records of a synthetic file are identical to original records far
+    beyond the data's own duplicate rate (:func:`capkit.data.overlap.record_overlap`; at least
+    5 records in 100 more than chance): a copy of the original, or close to it."""
+    copies = overlap.record_overlap(original, synthetic, other_name=name)
+    if copies.excess and copies.share - copies.expected / copies.n_other >= 0.05:
+        return [f"synthetic file {name}: {copies.shared:,} of its {copies.n_other:,} records "
+                f"({100 * copies.share:.1f}%) are identical to an original record on "
+                f"{copies.where_text()}, where {copies.chance_text()}: it copies the original "
+                "(is it the original file itself?), an identity disclosure whatever the "
+                "measures below say"]
+    return []
+
+
+def _holdout_rows(original: pd.DataFrame, holdout: pd.DataFrame, name: str,
+                  warnings: list[str]) -> np.ndarray | None:
+    """The positions of the holdout's records to use as the control (None: no control), by
+    :func:`capkit.data.overlap.check_holdout`; its warning, if any, appended to ``warnings``."""
+    checked = overlap.check_holdout(original, holdout, name=f"the holdout file {name}")
     if checked.warning:
         warnings.append(checked.warning)
     if checked.holdout is None:
         return None
     return np.flatnonzero(~checked.overlap.is_shared) if checked.cut else \
-        np.arange(len(hold_frame))
+        np.arange(len(holdout))
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]

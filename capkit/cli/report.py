@@ -74,7 +74,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
                              all_columns=True, target_na_option=None,
-                             check_holdout=False)
+                             check_overlaps=False)
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(synthetic, inputs.synthetics, strict=True), start=1)}

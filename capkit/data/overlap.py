@@ -221,8 +221,8 @@ def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
     if overlap.kept < MIN_CONTROL:
         return HoldoutCheck(overlap, None, (
             f"{found}. With only {overlap.kept:,} records left it is no control at all: "
-            "nothing is compared with a holdout and the verdicts are those without one (at "
-            "most 'review'). Give records that were NOT used for the synthesis"))
+            "nothing is compared with a holdout, and the verdicts are those without one. Give "
+            "records that were NOT used for the synthesis"))
     kept = holdout.iloc[np.flatnonzero(~overlap.is_shared)]
     return HoldoutCheck(overlap, kept, (
         f"{found}. They were set aside: the control is the other {overlap.kept:,} records"))

@@ -25,9 +25,9 @@ _INTRO = (
     "evidence of disclosure by that measure, never proof of safety: no single number here is.")
 
 _NO_HOLDOUT = (
-    "No holdout was given: disclosure about the members cannot be told from inference about "
-    "the population, so no finding is called disclosive; give --holdout (records not used for "
-    "the synthesis) for a verdict.")
+    "{what}: disclosure about the members cannot be told from inference about the population, "
+    "so no finding is called disclosive but exact copies of members beyond the data's own "
+    "duplicates; give --holdout (records not used for the synthesis) for a verdict.")
 
 _COLUMNS = {"family": "family", "measure": "measure", "subject": "subject", "value": "members",
             "holdout": "holdout", "baseline": "baseline", "risk": "risk",
@@ -82,7 +82,9 @@ def _verdict_section(audit: Audit) -> Section:
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
                      f"review, {row['not flagged']} not flagged; worst: {highest}")
     paragraphs = ([f"WARNING: {w}." for w in audit.warnings] + [_INTRO]
-                  + ([_NO_HOLDOUT] if audit.n_holdout is None else []))
+                  + ([_NO_HOLDOUT.format(what="No holdout was given" if not audit.warnings else
+                                         "No holdout is used (see the warning above)")]
+                     if audit.n_holdout is None else []))
     return Section("Verdicts", paragraphs=paragraphs, items=items,
                    tables=[Table("Findings per verdict", table, digits=0,
                                  units={c: "count" for c in table.columns})],

@@ -1,0 +1,211 @@
+"""A verdict a custodian can defend on ordinary files: the slips and data that used to turn an
+answer around without a word (a holdout that is members, a synthesis that is the original, a
+target at its ceiling), each on data built here."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from capkit.attacks import attribute_attack
+from capkit.audit import audit, verdicts
+from capkit.cli import main
+from capkit.control import compare_to_control, newcombe
+from capkit.data.overlap import MIN_CONTROL, check_holdout, record_overlap
+from capkit.errors import CapkitWarning
+from capkit.synth.baselines import independent_columns
+
+
+def _population(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "sex": rng.choice(["F", "M"], n), "region": rng.choice(list("abcdef"), n),
+        "job": rng.choice(["clerk", "nurse", "driver", "cook", "teacher"], n),
+        "age": rng.integers(18, 80, n), "income": np.round(np.exp(rng.normal(10, 0.5, n))),
+        "smoke": rng.choice(["yes", "no"], n)})
+
+
+def _copying(members: pd.DataFrame, share: float, seed: int) -> pd.DataFrame:
+    """A synthesis in which ``share`` of the records are exact copies of members and the rest
+    independent columns (a leak of whole records)."""
+    rng = np.random.default_rng(seed)
+    n = len(members)
+    copies = members.iloc[rng.choice(n, int(share * n), replace=False)]
+    rest = independent_columns(members, seed=seed, n=n - len(copies))
+    return pd.concat([copies, rest], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("trust")
+    data = _population(1500, 3)
+    members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
+    frames = {"orig": members, "holdout": holdout.reset_index(drop=True),
+              "members_sample": members.sample(400, random_state=0),
+              "half_members": pd.concat([holdout.iloc[:300], members.iloc[:200]]),
+              "leak": _copying(members, 2 / 3, 1)}
+    out = {}
+    for name, frame in frames.items():
+        out[name] = tmp / f"{name}.csv"
+        frame.to_csv(out[name], index=False)
+    return out
+
+
+def _report(*args: object) -> tuple[dict, str]:
+    result = CliRunner().invoke(main, ["report", *map(str, args), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout), result.stderr
+
+
+def _slow_overlap(members: pd.DataFrame, other: pd.DataFrame) -> tuple[int, int]:
+    """Record by record: other's records equal to some member, members equal to another."""
+    def row(r: tuple) -> tuple:  # a missing value equals a missing value
+        return tuple("<NA>" if pd.isna(v) else v for v in r)
+
+    rows_m = [row(r) for r in members.itertuples(index=False)]
+    shared = sum(row(r) in set(rows_m) for r in other.itertuples(index=False))
+    dup = sum(rows_m.count(r) > 1 for r in rows_m)
+    return shared, dup
+
+
+# -- a holdout that is really members ------------------------------------------------------
+
+def test_record_overlap_counts_as_the_slow_reference() -> None:
+    rng = np.random.default_rng(5)
+    members = pd.DataFrame({"a": rng.integers(0, 3, 300), "b": rng.choice(["x", "y"], 300),
+                            "c": rng.choice([1.5, np.nan], 300)})
+    other = pd.concat([members.iloc[:40], members.iloc[:40].assign(a=9),
+                       pd.DataFrame({"a": [0], "b": ["x"], "c": [np.nan]})], ignore_index=True)
+    found = record_overlap(members, other)
+    assert (found.shared, found.member_duplicates) == _slow_overlap(members, other)
+    assert found.is_shared.tolist() == [True] * 40 + [False] * 40 + [True]
+
+
+def test_a_holdout_of_members_never_leaves_copies_not_flagged(files) -> None:
+    """The leak copies 2/3 of the members; the 'holdout' is a sample of the members, so it is
+    copied as much, and every comparison with it used to say 'not flagged'."""
+    report, stderr = _report(files["orig"], files["leak"], "--holdout",
+                             files["members_sample"])
+    assert "Warning: 400 of the 400 records of the holdout (100.0%) are identical" in stderr
+    copies = [f for f in report["findings"] if f["family"] == "copies"]
+    exact = next(f for f in copies if f["measure"] == "exact copies")
+    assert exact["holdout"] is None and exact["verdict"] == "disclosive"  # rule D1
+    assert exact["rule"].startswith("D1")
+    text = CliRunner().invoke(main, ["report", str(files["orig"]), str(files["leak"]),
+                                     "--holdout", str(files["members_sample"]), "-q"]).stdout
+    assert "WARNING: 400 of the 400 records" in text and "no control at all" in text
+
+
+def test_every_command_checks_the_holdout_the_same_way(files) -> None:
+    for command in (["disclosure", "--keys", "sex,region,job", "--targets", "smoke"],
+                    ["cap", "--keys", "sex,region,job", "--targets", "smoke"],
+                    ["attack", "--keys", "sex,region,job", "--targets", "smoke",
+                     "--attackers", "cap"]):
+        result = CliRunner().invoke(main, [command[0], str(files["orig"]), str(files["leak"]),
+                                           *command[1:], "--holdout",
+                                           str(files["members_sample"])])
+        assert result.exit_code == 0, result.output
+        assert "are identical to a member on every column" in result.stderr, command[0]
+        assert "no control at all" in result.stderr, command[0]
+
+
+def test_a_partly_member_holdout_is_judged_on_its_real_part(files) -> None:
+    members = pd.read_csv(files["orig"])
+    mixed = pd.read_csv(files["half_members"])
+    checked = check_holdout(members, mixed)
+    assert checked.overlap.shared == 200 and len(checked.holdout) == 300
+    assert "200 of the 500 records" in checked.warning and "other 300" in checked.warning
+    report, stderr = _report(files["orig"], files["leak"], "--holdout", files["half_members"],
+                             "--family", "distance")
+    assert "They were set aside: the control is the other 300 records" in stderr
+    exact = next(f for f in report["findings"] if f["measure"] == "exact copies")
+    assert exact["holdout"] == 0.0 and exact["verdict"] == "disclosive"
+
+
+def test_a_clean_holdout_with_twins_is_used_whole() -> None:
+    """Coarse data: most records have a twin. A real holdout shares as many records with the
+    members as the members share with each other, and must not be cut (the old check warned
+    about 'identical' rows on every clean split)."""
+    rng = np.random.default_rng(8)
+    data = pd.DataFrame({"a": rng.integers(0, 2, 3000), "b": rng.integers(0, 3, 3000),
+                         "t": rng.choice(["u", "v"], 3000)})
+    members, holdout = data.iloc[:2000], data.iloc[2000:]
+    checked = check_holdout(members, holdout)
+    assert checked.overlap.shared == len(holdout)  # every holdout record has a twin
+    assert checked.warning is None and checked.holdout is holdout
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CapkitWarning)
+        attribute_attack(members, independent_columns(members, seed=1), ["a", "b"], "t",
+                         attacker="cap", holdout=holdout)
+
+
+def test_a_holdout_too_small_after_the_cut_is_no_control() -> None:
+    data = _population(300, 4)
+    members = data.iloc[:200]
+    holdout = pd.concat([data.iloc[200:200 + MIN_CONTROL - 1], members.iloc[:50]])
+    checked = check_holdout(members, holdout)
+    assert checked.holdout is None and "no control at all" in checked.warning
+    result = audit(members, {"copy": members}, holdout=holdout, keys=["sex", "region"],
+                   families=["distance"])
+    assert result.n_holdout is None and len(result.warnings) == 1
+
+
+# -- the same file as original and synthetic ----------------------------------------------
+
+def test_the_original_given_as_its_own_synthesis_is_disclosive_without_holdout(files) -> None:
+    report, _ = _report(files["orig"], files["orig"], "--family", "distance")
+    exact = next(f for f in report["findings"] if f["measure"] == "exact copies")
+    assert exact["value"] == 100.0 and exact["verdict"] == "disclosive"
+    for command in (["disclosure", "--keys", "sex,region", "--targets", "job"],
+                    ["cap", "--keys", "sex,region", "--targets", "job"]):
+        result = CliRunner().invoke(main, [command[0], str(files["orig"]), str(files["orig"]),
+                                           *command[1:]])
+        assert "is it the original file itself?" in result.stderr, command[0]
+
+
+def test_independent_columns_are_not_copies_without_holdout(files) -> None:
+    members = pd.read_csv(files["orig"])
+    result = audit(members, {"ind": independent_columns(members, seed=2)},
+                   keys=["sex", "region"], families=["distance"])
+    exact = next(f for f in result.findings if f.measure == "exact copies")
+    assert exact.verdict == "not flagged" and exact.rule.startswith("D3")
+
+
+# -- a false 'disclosive' at the ceiling ---------------------------------------------------
+
+def test_newcombe_interval_against_a_slow_reference() -> None:
+    """Newcombe's method 10 from the two Wilson intervals, computed here from the formula."""
+    from math import sqrt
+
+    def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return centre - half, centre + half
+
+    c = compare_to_control(56, 70, 48, 80)  # Newcombe (1998) Table II, example (a)
+    (l1, u1), (l2, u2) = wilson(56, 70), wilson(48, 80)
+    p1, p2 = 56 / 70, 48 / 80
+    low = p1 - p2 - sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    high = p1 - p2 + sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    assert c.advantage_ci == pytest.approx((low, high), abs=1e-12)
+    assert c.advantage_ci == pytest.approx((0.0524, 0.3339), abs=1e-4)  # printed in the paper
+    assert newcombe(c.members, c.control) == c.advantage_ci
+
+
+def test_a_target_at_its_ceiling_is_not_disclosive() -> None:
+    """0 for 99.6% of members and 99.2% of the holdout: the risk (m - c) / (1 - c) is 50%,
+    4 members in 1,000 gain anything."""
+    c = compare_to_control(3984, 4000, 1984, 2000)
+    assert c.risk == pytest.approx(0.5)
+    assert verdicts.against_control(c, "attack").level == "not flagged"
+    almost = compare_to_control(999, 1000, 998, 1000)  # 99.9% vs 99.8%
+    assert verdicts.against_control(almost, "attribute").level == "not flagged"
+    clear = compare_to_control(900, 1000, 500, 1000)  # the leak: 90% vs 50%
+    assert verdicts.against_control(clear, "attack").level == "disclosive"

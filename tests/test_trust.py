@@ -209,3 +209,47 @@ def test_a_target_at_its_ceiling_is_not_disclosive() -> None:
     assert verdicts.against_control(almost, "attribute").level == "not flagged"
     clear = compare_to_control(900, 1000, 500, 1000)  # the leak: 90% vs 50%
     assert verdicts.against_control(clear, "attack").level == "disclosive"
+
+
+# -- the no-information baseline and categories stored as numbers ---------------------------
+
+def test_best_constant_against_every_candidate() -> None:
+    from capkit.attacks.fit import best_constant
+
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        y = np.round(rng.choice([0.0, 0.0, 0.0, 5.0, 100.0, -20.0], 40)
+                     + rng.normal(0, rng.choice([0.0, 3.0]), 40), 1)
+        w = rng.integers(1, 4, 40).astype(float)
+        covered = [w[np.abs(c - y) <= 0.05 * np.abs(y)].sum() for c in np.sort(y)]
+        best = np.sort(y)[int(np.argmax(covered))]
+        assert best_constant(y, w, 0.05) == best
+
+
+def test_the_dummy_can_guess_zero() -> None:
+    """A target that is 0 for most records: the mean is within 5% of nobody, 0 of most."""
+    rng = np.random.default_rng(12)
+    n = 2000
+    frame = pd.DataFrame({"k": rng.choice(list("abc"), n),
+                          "gain": np.where(rng.random(n) < 0.9, 0.0,
+                                           rng.integers(1000, 99999, n).astype(float))})
+    dummy = attribute_attack(frame.iloc[:1000], frame.iloc[1000:], ["k"], "gain",
+                             attacker="dummy")
+    assert dummy.kind == "numeric" and dummy.records["predicted"].iloc[0] == 0.0
+    assert dummy.rate == pytest.approx((frame["gain"].iloc[:1000] == 0).mean())
+
+
+def test_a_category_stored_as_numbers_is_attacked_as_a_category() -> None:
+    rng = np.random.default_rng(13)
+    n = 3000
+    k = rng.choice(list("abcdef"), n)
+    coded = pd.Series(k).map({"a": 1, "b": 2, "c": 3, "d": 4, "e": 1, "f": 2})
+    code = np.where(rng.random(n) < 0.8, coded, rng.integers(1, 5, n)).astype(float)
+    members = pd.DataFrame({"k": k, "code": code}).iloc[:1500]
+    near_copy = members.sample(frac=1.0, replace=True, random_state=1)
+    result = attribute_attack(members, near_copy, ["k"], "code", attacker="cap")
+    dummy = attribute_attack(members, near_copy, ["k"], "code", attacker="dummy")
+    assert result.kind == "categorical" and result.rate > 0.8 > dummy.rate > 0.2
+    numeric = attribute_attack(members, near_copy, ["k"], "code", attacker="cap",
+                               kind="numeric")  # the old reading: the mean of the codes
+    assert numeric.kind == "numeric" and numeric.rate < result.rate

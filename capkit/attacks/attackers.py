@@ -21,7 +21,8 @@ Methods
                 2022), lowest row index on ties
 ``"estimator"`` a scikit-learn classifier (categorical target) or regressor (numeric target)
 ``"ensemble"``  hard majority vote (categorical) or mean (numeric) of other attackers
-``"dummy"``     majority target (categorical) or mean (numeric) of the whole training file
+``"dummy"``     majority target (categorical) of the whole training file, or (numeric) its value
+                within the tolerance of the most training records (:func:`fit.best_constant`)
 
 For a numeric target, ``"cap"`` and ``"gcap"`` predict the mean target of their pool (the
 paper's radius nearest neighbours with a Hamming radius, every pooled record weighted once).

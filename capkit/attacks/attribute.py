@@ -204,12 +204,12 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
     train = "synthetic" if trained_on == "synthetic" else "members"
     bounds = np.cumsum([len(cells[g]) for g in groups])[:-1]
     by_group = _per_group(spec, grid.kind)
-    per_combo = None if by_group else predict(spec, grid, train, combos, seed, cache)
+    per_combo = None if by_group else predict(spec, grid, train, combos, seed, cache, tolerance)
     scored, frames = {}, {}
     for g, inv in zip(groups, np.split(inverse, bounds), strict=True):
         if by_group:  # anonymeter's ranges are over the synthetic and the attacked group
             mine, local = np.unique(combos[inv], return_inverse=True)
-            predicted = predict(spec, grid, train, mine, seed)[local]
+            predicted = predict(spec, grid, train, mine, seed, tolerance=tolerance)[local]
         else:
             predicted = per_combo[inv]
         scored[g], correct = _score(grid, cells[g][:, 0], predicted, tolerance)

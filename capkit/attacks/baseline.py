@@ -16,7 +16,7 @@ control`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -78,6 +78,7 @@ def baseline_table(
     progress: bool = True,
     check_overlap: bool = True,
     allow_disjoint_levels: bool = False,
+    kinds: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Every attacker on every key combination: the paper's baseline, as a tidy table.
 
@@ -114,6 +115,10 @@ def baseline_table(
         predicts (:func:`capkit.data.overlap.check_holdout`).
     allow_disjoint_levels
         As :func:`capkit.attacks.attribute.attribute_attack`.
+    kinds
+        ``{target: "numeric" | "categorical"}`` for targets whose kind should not be the
+        automatic one (``kind`` of :func:`capkit.attacks.attribute.attribute_attack`: a numeric
+        target with at most 20 distinct values is a category).
 
     Returns
     -------
@@ -148,6 +153,7 @@ def baseline_table(
     rows: list[dict[str, object]] = []
     for target, keys, j in tqdm(plan, desc="baseline attacks", disable=not progress):
         grid = prepare(original, syntheses[j], list(keys), target, holdout=holdout,
+                       kind=(kinds or {}).get(target, "auto"),
                        check_overlap=check_overlap and not rows,  # warn once, on the first
                        allow_disjoint_levels=allow_disjoint_levels)
         label = " + ".join(keys)

@@ -163,13 +163,44 @@ def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
     return grid.values[target_rows] if grid.kind == NUMERIC else target_rows
 
 
-def _pools(grid: Grid, train: str, query: np.ndarray, method: str, seed: int) -> np.ndarray:
+def best_constant(values: np.ndarray, weights: np.ndarray, tolerance: float) -> float:
+    """The no-information guess of a numeric target: the value of the training data that is
+    within ``tolerance`` (|guess - truth| <= tolerance |truth|) of the most training records.
+
+    A dummy that guesses the mean (scikit-learn's ``DummyRegressor``, the least-squares
+    constant) is no baseline for a band rule: on a target that is 0 for most records and large
+    for a few, the mean is within 5% of nobody, and the baseline reads 0% where guessing 0 is
+    right for most. Because y - t|y| and y + t|y| both increase with y (t < 1), the records a
+    guess c covers are one run of the sorted values, found with two binary searches; every
+    distinct value is tried (ties: the smallest). With ``tolerance >= 1`` the bands no longer
+    order, and the weighted mean is used.
+    """
+    known = ~np.isnan(values) & (weights > 0)
+    y, w = values[known], weights[known].astype(np.float64)
+    if len(y) == 0:
+        return float("nan")
+    if tolerance >= 1:
+        return float(np.average(y, weights=w))
+    order = np.argsort(y, kind="stable")
+    y, w = y[order], w[order]
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    lo, hi = y - tolerance * np.abs(y), y + tolerance * np.abs(y)
+    last = np.searchsorted(lo, y, side="right")  # records with lo <= c
+    first = np.searchsorted(hi, y, side="left")  # records with hi >= c
+    covered = cum[last] - cum[first]
+    return float(y[int(np.argmax(covered))])
+
+
+def _pools(grid: Grid, train: str, query: np.ndarray, method: str, seed: int,
+           tolerance: float) -> np.ndarray:
     counts = grid.counts(train)
     if grid.kind == NUMERIC:  # records without a target value are no training data: a pool
         known = (~np.isnan(grid.values)).astype(np.float64)  # (and the radius) ignores them
         counts = sparse.csc_array(sparse.diags_array(known) @ sparse.csc_array(counts))
     if method == "dummy":  # one pool: the whole training file
         totals = np.asarray(counts.sum(axis=1)).ravel()
+        if grid.kind == NUMERIC:
+            return np.full(len(query), best_constant(grid.values, totals, tolerance))
         pools = sparse.csc_array(totals[:, None].astype(np.float64))
         index = np.zeros(len(query), dtype=np.int64)
     else:
@@ -199,9 +230,13 @@ def vote(predictions: list[np.ndarray]) -> np.ndarray:
 
 
 def predict(attacker: str | Attacker | object, grid: Grid, train: str, query: np.ndarray,
-            seed: int = 0, cache: dict | None = None) -> np.ndarray:
+            seed: int = 0, cache: dict | None = None, tolerance: float = 0.05) -> np.ndarray:
     """Predictions of ``attacker`` trained on group ``train`` for the key combinations
     ``query`` of ``grid``.
+
+    ``tolerance`` is the numeric band the guesses are scored with; the dummy of a numeric
+    target guesses the constant right for most training records under it
+    (:func:`best_constant`).
 
     ``cache`` (a dict) keeps each member's predictions so an ensemble reuses them (keyed by
     attacker name and training group; pass a fresh dict per grid and query).
@@ -211,7 +246,7 @@ def predict(attacker: str | Attacker | object, grid: Grid, train: str, query: np
     if cache is not None and key in cache:
         return cache[key]
     if spec.method in ("cap", "gcap", "dummy"):
-        out = _pools(grid, train, query, spec.method, seed)
+        out = _pools(grid, train, query, spec.method, seed, tolerance)
     elif spec.method == "nn" and spec.distance == "anonymeter":
         target = nearest_records(grid, train, query).target
         out = grid.values[target] if grid.kind == NUMERIC else target
@@ -220,11 +255,11 @@ def predict(attacker: str | Attacker | object, grid: Grid, train: str, query: np
     elif spec.method == "estimator":
         out = _fit_estimator(spec, grid, train, query, seed)
     else:
-        parts = [predict(m, grid, train, query, seed, cache) for m in spec.members]
+        parts = [predict(m, grid, train, query, seed, cache, tolerance) for m in spec.members]
         out = np.mean(np.column_stack(parts), axis=1) if grid.kind == NUMERIC else vote(parts)
     if cache is not None:
         cache[key] = out
     return out
 
 
-__all__ = ["features", "predict", "vote"]
+__all__ = ["best_constant", "features", "predict", "vote"]

@@ -26,7 +26,7 @@ from capkit.counts.encode import (
     validate_frames,
 )
 from capkit.counts.tables import KeyTargetTable, Table, crosstab
-from capkit.data.labels import is_numeric
+from capkit.data.labels import is_coded_category, is_numeric
 from capkit.data.overlap import record_overlap
 from capkit.errors import CapkitError, CapkitWarning, ContinuousTargetWarning
 
@@ -189,7 +189,9 @@ def prepare(
         control), with the original's columns; a warning when some of its rows also occur
         among the original records.
     kind
-        ``"auto"`` (a numeric, non-boolean target is numeric), ``"categorical"`` or
+        ``"auto"`` (a numeric, non-boolean target with more than
+        :data:`capkit.data.labels.CATEGORY_LEVELS` distinct values in the original is numeric;
+        one with fewer is a category stored as numbers), ``"categorical"`` or
         ``"numeric"``.
     check_overlap
         Warn when the holdout shares records with the original beyond chance
@@ -217,8 +219,9 @@ def prepare(
     if holdout is not None:
         _check_holdout(original, holdout, [*key_cols, target], check_overlap)
         validate_frames(original, holdout, key_cols, [target], ("original", "holdout"))
-    if kind == "auto":
-        kind = "numeric" if is_numeric(original[target]) else "categorical"
+    if kind == "auto":  # a few numeric codes are a category (capkit.data.labels)
+        kind = "numeric" if is_numeric(original[target]) and not is_coded_category(
+            original[target]) else "categorical"
     if kind == "numeric" and not is_numeric(original[target]):
         raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
     _check_coding(original, synthetic, key_cols, target, allow_disjoint_levels)

@@ -122,6 +122,19 @@ def is_numeric(series: pd.Series) -> bool:
     return pdt.is_numeric_dtype(series.dtype) and not pdt.is_bool_dtype(series.dtype)
 
 
+#: Most distinct values of a numeric column that the attacks treat as a category: survey files
+#: code categories as numbers (1, 2, 3; or class midpoints 17.5, 22, 27), and a guess "within
+#: 5%" of such a code is an exact match anyway (5% of a code below 20 is under 1), while the
+#: mean of codes 1-4, 2.5, is no category at all.
+CATEGORY_LEVELS = 20
+
+
+def is_coded_category(series: pd.Series) -> bool:
+    """A numeric column with at most :data:`CATEGORY_LEVELS` distinct values (missing values
+    aside): a category stored as numbers, for the attacks."""
+    return is_numeric(series) and int(series.nunique(dropna=True)) <= CATEGORY_LEVELS
+
+
 def is_integer(series: pd.Series) -> bool:
     """An R integer column (pandas integer dtypes, nullable ``Int64`` included)."""
     return pdt.is_integer_dtype(series.dtype)

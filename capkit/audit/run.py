@@ -43,7 +43,7 @@ from capkit.audit.findings import (
     uncompared,
 )
 from capkit.control import compare_to_control
-from capkit.data.labels import is_numeric
+from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
 from capkit.data.overlap import check_holdout, record_overlap
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
@@ -231,7 +231,8 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
              holdout: pd.DataFrame | None, keys: list[str], targets: list[str], seed: int,
-             confidence: float, allow: bool) -> tuple[list[Finding], list[str]]:
+             confidence: float, allow: bool, kinds: dict[str, str]
+             ) -> tuple[list[Finding], list[str]]:
     """The attribute attack per synthesis and target, against the dummy and the holdout; and
     the numeric targets whose 5% tolerance is too wide to tell anything (:data:`WIDE_TOLERANCE`).
     """
@@ -243,7 +244,7 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
                                key_length=len(keys), attackers=list(ATTACKERS),
                                holdout=None if holdout is None else holdout[cols], seed=seed,
                                confidence=confidence, progress=False, check_overlap=False,
-                               allow_disjoint_levels=allow)
+                               allow_disjoint_levels=allow, kinds=kinds)
     found, wide = [], []
     for j, name in enumerate(names, start=1):
         part = table[table["synthesis"] == j]
@@ -307,7 +308,7 @@ def audit(original: pd.DataFrame,
           *, holdout: pd.DataFrame | None = None, keys: Sequence[str] | None = None,
           targets: Sequence[str] | None = None, seed: int = 0, confidence: float = 0.95,
           families: Sequence[str] = FAMILIES, progress: bool = False,
-          allow_disjoint_levels: bool = False) -> Audit:
+          allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = ()) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -332,6 +333,9 @@ def audit(original: pd.DataFrame,
         A tqdm bar over families x syntheses, on stderr.
     allow_disjoint_levels
         Measure even keys or targets whose levels barely overlap (an error by default).
+    numeric_targets
+        Numeric targets with at most 20 distinct values that the attack should treat as
+        numbers (by default such a target is a category stored as numbers).
 
     Returns
     -------
@@ -354,6 +358,11 @@ def audit(original: pd.DataFrame,
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
     choice = defaults.choose(original, keys, targets)
     keys_, targets_ = choice.keys, choice.targets
+    unknown_numeric = [t for t in numeric_targets if t not in targets_]
+    if unknown_numeric:
+        raise CapkitError(f"numeric_targets (--numeric-targets) names {unknown_numeric}, which "
+                          "are not targets")
+    kinds = {t: "numeric" for t in numeric_targets}
     if choice.identifiers or choice.constants:  # left out of every measure (see the notes)
         used = [c for c in original.columns
                 if c not in choice.identifiers + choice.constants]
@@ -380,7 +389,7 @@ def audit(original: pd.DataFrame,
                 gaps.update(dict.fromkeys(with_gaps))
             elif family == "attribute attacks":
                 found, wide = _attacks(named, original, holdout, keys_, targets_, seed,
-                                       confidence, allow_disjoint_levels)
+                                       confidence, allow_disjoint_levels, kinds)
             else:
                 found = [_anonymeter(name, original, named[name], holdout, keys_, seed,
                                      confidence, family)]
@@ -395,6 +404,13 @@ def audit(original: pd.DataFrame,
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     notes = list(choice.notes)
+    coded = [t for t in targets_ if t not in kinds and is_coded_category(original[t])]
+    if coded and "attribute attacks" in families:
+        notes.append(f"attribute attack: numeric target{'s' if len(coded) > 1 else ''} "
+                     f"{', '.join(coded)} {'have' if len(coded) > 1 else 'has'} at most "
+                     f"{CATEGORY_LEVELS} distinct values: attacked as categories stored as "
+                     "numbers (exact match, the most frequent value as the dummy's guess); "
+                     "--numeric-targets / numeric_targets= attack them as numbers")
     if gaps:
         notes.append(f"distance to closest record: numeric column{'s' if len(gaps) > 1 else ''} "
                      f"{', '.join(gaps)} {'have' if len(gaps) > 1 else 'has'} missing values; a "

@@ -59,8 +59,8 @@ def _attackers(value: str | None) -> list[str] | None:
 
 
 def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] | None,
-               seed: int, tolerance: float, allow_disjoint_levels: bool, quiet: bool
-               ) -> AttackRun:
+               seed: int, tolerance: float, allow_disjoint_levels: bool, quiet: bool,
+               kinds: dict[str, str] | None = None) -> AttackRun:
     """:func:`capkit.attacks.baseline_table` on the inputs (every synthesis), its progress
     bar unless ``quiet``, the measures' warnings collected."""
     length = len(inputs.keys) if key_length is None else key_length
@@ -72,7 +72,8 @@ def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] |
                                key_length=length, attackers=attackers, holdout=inputs.holdout,
                                seed=seed, tolerance=tolerance, progress=not quiet,
                                allow_disjoint_levels=allow_disjoint_levels,
-                               check_overlap=False)  # load_inputs checked the holdout
+                               check_overlap=False,  # load_inputs checked the holdout
+                               kinds=kinds)
     return AttackRun(table, inputs, length, seed, tolerance, found)
 
 
@@ -93,6 +94,7 @@ def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] |
               help="Seed of the estimators and of the tie draws.")
 @click.option("--tolerance", type=float, default=0.05, show_default=True,
               help="Numeric target: a guess within tolerance x |true value| is right.")
+@opts.NUMERIC_TARGETS
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
               help="Draw the success rates into this .png or .svg file.")
 @click.option("--singling-out", "singling", is_flag=True, default=False,
@@ -108,8 +110,8 @@ def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] |
 def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
            sep: str | None, allow_disjoint_levels: bool, quiet: bool, targets: str,
            holdout: Path | None, attackers: str | None, key_length: int | None, seed: int,
-           tolerance: float, plot_path: Path | None, singling: bool, link: str | None,
-           sdm: bool) -> None:
+           tolerance: float, numeric_targets: str | None, plot_path: Path | None,
+           singling: bool, link: str | None, sdm: bool) -> None:
     """Attribute attacks on SYNTHETIC file(s) made from the ORIGINAL file.
 
     An intruder who knows the keys of a real record and holds the synthetic data predicts the
@@ -134,9 +136,13 @@ def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na
                              sep=sep, holdout=holdout,
                              extra_columns=[c for h in halves or () for c in h])
         opts.notes(inputs, quiet)
+        numeric = opts.split(numeric_targets, "--numeric-targets") or []
+        unknown = [t for t in numeric if t not in inputs.targets]
+        if unknown:
+            raise CapkitError(f"--numeric-targets names {unknown}, which are not --targets")
         result = run_attack(inputs, key_length=key_length, attackers=chosen, seed=seed,
                             tolerance=tolerance, allow_disjoint_levels=allow_disjoint_levels,
-                            quiet=quiet)
+                            quiet=quiet, kinds={t: "numeric" for t in numeric})
         with opts.measure_warnings(quiet):
             privacy = run_privacy(inputs, singling=singling, halves=halves, sdmetrics=sdm,
                                   seed=seed, quiet=quiet)

@@ -129,6 +129,12 @@ QUIET = click.option("--quiet", "-q", is_flag=True,
 COMMON = [KEYS, FORMAT, OUTPUT, NA_VALUES, SEP, ALLOW_DISJOINT_LEVELS, QUIET]
 
 
+NUMERIC_TARGETS = click.option(
+    "--numeric-targets", default=None, metavar="T1,T2,...",
+    help="Targets with at most 20 distinct numbers that the attribute attack should treat as "
+         "numbers, guessed within the tolerance (by default such a target is a category stored "
+         "as numbers: codes 1, 2, 3 are guessed exactly).")
+
 HOLDOUT = click.option(
     "--holdout", type=click.Path(path_type=Path), default=None,
     help="Records of the same population that were NOT used to make the synthetic data (same "

@@ -37,6 +37,7 @@ FAIL_STATUS = 2
               help="Records of the same population NOT used for the synthesis: the control "
                    "that tells disclosure from inference (without it no finding is called "
                    "disclosive).")
+@opts.NUMERIC_TARGETS
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the attacks.")
 @click.option("--fail-on", type=click.Choice(["disclosive", "review"]), default=None,
@@ -51,7 +52,7 @@ FAIL_STATUS = 2
 @opts.ALLOW_DISJOINT_LEVELS
 @opts.QUIET
 def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
-           holdout_path: Path | None, seed: int, fail_on: str | None,
+           holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
            families: tuple[str, ...], fmt: str, output: Path | None, na_values: str,
            sep: str | None, allow_disjoint_levels: bool, quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
@@ -82,7 +83,9 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             result = audit(inputs.original, names, holdout=inputs.holdout, keys=key_list,
                            targets=target_list, seed=seed,
                            families=list(families) if families else FAMILIES,
-                           progress=not quiet, allow_disjoint_levels=allow_disjoint_levels)
+                           progress=not quiet, allow_disjoint_levels=allow_disjoint_levels,
+                           numeric_targets=opts.split(numeric_targets, "--numeric-targets")
+                           or ())
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:

@@ -153,7 +153,7 @@ def test_a_holdout_too_small_after_the_cut_is_no_control() -> None:
     assert checked.holdout is None and "no control at all" in checked.warning
     result = audit(members, {"copy": members}, holdout=holdout, keys=["sex", "region"],
                    families=["distance"])
-    assert result.n_holdout is None and len(result.warnings) == 1
+    assert result.n_holdout is None and "no control at all" in result.warnings[0]
 
 
 # -- the same file as original and synthetic ----------------------------------------------
@@ -253,3 +253,20 @@ def test_a_category_stored_as_numbers_is_attacked_as_a_category() -> None:
     numeric = attribute_attack(members, near_copy, ["k"], "code", attacker="cap",
                                kind="numeric")  # the old reading: the mean of the codes
     assert numeric.kind == "numeric" and numeric.rate < result.rate
+
+
+# -- default keys that measure nothing ------------------------------------------------------
+
+def test_default_keys_count_numbers_with_few_values_and_warn_when_nobody_is_unique() -> None:
+    from capkit.audit.defaults import MAX_TARGETS, choose
+
+    rng = np.random.default_rng(14)
+    n = 500
+    survey = pd.DataFrame({f"q{j}": rng.integers(1, 5 + j % 3, n).astype(float)
+                           for j in range(30)})  # a coded survey: every column a number
+    choice = choose(survey)
+    assert choice.keys == ["q0", "q1", "q2", "q3"]
+    assert len(choice.targets) == MAX_TARGETS and "q24" in choice.notes[-1]
+    assert choice.warnings == []  # four 4-6-level codes leave some record unique
+    binary = pd.DataFrame({"label": rng.integers(0, 2, n), "x": rng.normal(size=n)})
+    assert "cannot single anyone out" in choose(binary, keys=["label"]).warnings[0]

@@ -2,11 +2,14 @@
 
 The rules, stated in every report that uses them:
 
-* **keys**: the categorical columns (text, category or boolean) with 2 to :data:`MAX_KEY_LEVELS`
-  levels in the original data, in column order, at most :data:`MAX_KEYS` of them: the columns an
-  intruder is likely to know (sex, region, marital status, ...) without making every record
-  unique;
-* **targets**: every other column with at least two levels;
+* **keys**: the columns with 2 to :data:`MAX_KEY_LEVELS` levels in the original data,
+  categorical (text, category or boolean) or numeric (survey files code sex, region or marital
+  status as 1, 2, 3), in column order, at most :data:`MAX_KEYS` of them: the columns an
+  intruder is likely to know without making every record unique. When the keys (chosen or
+  given) leave no record unique in the original, a warning says that they cannot single
+  anyone out, so the identity measures will find nothing;
+* **targets**: every other column with at least two levels, the first :data:`MAX_TARGETS` of
+  them (a note names the rest, which ``targets=`` / ``--targets`` can measure);
 * **identifiers** are left out of every measure unless named as keys or targets: a text,
   categorical or integer column with a different value on every original record, the integers
   consecutive (a row number, a person's code, a name). Such a column is no key an intruder
@@ -37,6 +40,8 @@ from capkit.errors import CapkitError
 MAX_KEY_LEVELS = 20
 #: Most default keys.
 MAX_KEYS = 4
+#: Most default targets (a wide file would otherwise give a report of thousands of lines).
+MAX_TARGETS = 20
 #: Classes of a grouped numeric target (synthpop's ngroups_targets).
 TARGET_GROUPS = 5
 
@@ -53,6 +58,8 @@ class Choice:
     identifiers: list[str] = field(default_factory=list)
     #: columns with a single value in the original (no information), left out of every measure
     constants: list[str] = field(default_factory=list)
+    #: what makes the keys or targets measure less than a reader would think
+    warnings: list[str] = field(default_factory=list)
 
 
 def is_identifier(series: pd.Series) -> bool:
@@ -113,14 +120,15 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
                      "every measure")
     levels = {c: int(original[c].nunique(dropna=True)) for c in columns}
     if key_list is None:
-        candidates = [c for c in columns if not is_numeric(original[c])
-                      and 2 <= levels[c] <= MAX_KEY_LEVELS and c not in (target_list or [])]
+        candidates = [c for c in columns if 2 <= levels[c] <= MAX_KEY_LEVELS
+                      and c not in (target_list or [])]
         key_list = candidates[:MAX_KEYS]
         if not key_list:
-            raise CapkitError("no default key: no categorical column has 2 to "
-                              f"{MAX_KEY_LEVELS} levels; give the keys")
-        notes.append(f"keys (default): {', '.join(key_list)}: the first {MAX_KEYS} categorical "
-                     f"columns with 2 to {MAX_KEY_LEVELS} levels")
+            raise CapkitError(f"no default key: no column has 2 to {MAX_KEY_LEVELS} distinct "
+                              "values; give the keys")
+        notes.append(f"keys (default): {', '.join(key_list)}: the first {MAX_KEYS} columns "
+                     f"with 2 to {MAX_KEY_LEVELS} distinct values (numbers with few values "
+                     "count: they are codes)")
     clash = [t for t in target_list or [] if t in key_list]
     if clash:
         raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be a key")
@@ -128,7 +136,13 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
         target_list = [c for c in columns if c not in key_list and levels[c] >= 2]
         if not target_list:
             raise CapkitError("no target: every column besides the keys has a single level")
-        notes.append("targets (default): every other column with at least two levels")
+        left = target_list[MAX_TARGETS:]
+        target_list = target_list[:MAX_TARGETS]
+        notes.append("targets (default): every other column with at least two levels"
+                     + (f", the first {MAX_TARGETS}; not measured as targets: "
+                        f"{', '.join(map(str, left))} (name them with targets= / --targets)"
+                        if left else ""))
+    warnings = _unique_warning(original, key_list)
     groups = {t: TARGET_GROUPS for t in target_list
               if is_numeric(original[t]) and levels[t] > MAX_KEY_LEVELS}
     if groups:
@@ -139,7 +153,19 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     for t in target_list:
         if not is_numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
             notes.append(_many_levels_note(t, original[t], levels[t]))
-    return Choice(key_list, target_list, groups, notes, identifiers, constants)
+    return Choice(key_list, target_list, groups, notes, identifiers, constants, warnings)
+
+
+def _unique_warning(original: pd.DataFrame, keys: list[str]) -> list[str]:
+    """A warning when no record of the original is unique on the keys (one GROUP BY)."""
+    sizes = original.groupby(keys, dropna=False, sort=False, observed=True).size()
+    if (sizes == 1).any():
+        return []
+    return [f"no record of the original is unique on the keys ({', '.join(keys)}: "
+            f"{len(sizes):,} combinations, the smallest shared by {int(sizes.min()):,} records):"
+            " the keys cannot single anyone out, so the identity measures (repU, singling out) "
+            "will find nothing and the attribute measures see only large groups; give keys an "
+            "intruder would know that narrow people down (keys= / --keys)"]
 
 
 def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:
@@ -159,4 +185,5 @@ def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:
     return text
 
 
-__all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "TARGET_GROUPS", "Choice", "choose", "is_identifier"]
+__all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "MAX_TARGETS", "TARGET_GROUPS", "Choice", "choose",
+           "is_identifier"]

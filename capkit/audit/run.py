@@ -358,6 +358,7 @@ def audit(original: pd.DataFrame,
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
     choice = defaults.choose(original, keys, targets)
     keys_, targets_ = choice.keys, choice.targets
+    warns += choice.warnings
     unknown_numeric = [t for t in numeric_targets if t not in targets_]
     if unknown_numeric:
         raise CapkitError(f"numeric_targets (--numeric-targets) names {unknown_numeric}, which "

@@ -23,4 +23,13 @@ class ContinuousTargetWarning(CapkitWarning):
 
 class DisjointLevelsError(CapkitError):
     """A key or target whose original and synthetic levels barely overlap (the two data sets
-    almost surely code it differently); ``allow_disjoint_levels=True`` measures anyway."""
+    almost surely code it differently); ``allow_disjoint_levels=True`` measures anyway.
+
+    ``column``, ``role`` (``"key"`` or ``"target"``) and ``reason`` (what was found, without the
+    options that fix it) let a command name its own options in the message it prints.
+    """
+
+    def __init__(self, message: str, *, column: str | None = None, role: str | None = None,
+                 reason: str | None = None) -> None:
+        super().__init__(message)
+        self.column, self.role, self.reason = column, role, reason

@@ -270,3 +270,97 @@ def test_default_keys_count_numbers_with_few_values_and_warn_when_nobody_is_uniq
     assert choice.warnings == []  # four 4-6-level codes leave some record unique
     binary = pd.DataFrame({"label": rng.integers(0, 2, n), "x": rng.normal(size=n)})
     assert "cannot single anyone out" in choose(binary, keys=["label"]).warnings[0]
+
+
+# -- a partial recoding ---------------------------------------------------------------------
+
+def _coded_survey(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    k1 = rng.integers(1, 5, n)
+    return pd.DataFrame({"k1": k1, "k2": rng.integers(1, 8, n),
+                         "grp": rng.choice(["majority", "minority"], n, p=[0.85, 0.15]),
+                         "t": np.where(rng.random(n) < 0.7, k1 % 3, rng.integers(0, 3, n))})
+
+
+def test_a_key_shifted_by_one_is_never_not_flagged() -> None:
+    """0-3 in the synthesis, 1-4 in the original: 75% of the original records still find their
+    value, so the level guard passes; the leak used to be 'not flagged'."""
+    data = _coded_survey(3000, 15)
+    members, holdout = data.iloc[:2000].reset_index(drop=True), data.iloc[2000:]
+    leak = members.sample(frac=1.0, replace=True, random_state=2).reset_index(drop=True)
+    shifted = leak.assign(k1=leak["k1"] - 1)
+    result = audit(members, {"shifted": shifted}, holdout=holdout, keys=["k1", "k2"],
+                   targets=["t"], families=["synthpop measures", "attribute attacks"])
+    assert any("column 'k1' is coded differently in synthesis 'shifted'" in w
+               for w in result.warnings)
+    exact = [f for f in result.findings if f.family in ("identity", "attribute", "attack")]
+    assert exact and all(f.verdict != "not flagged" for f in exact)
+    assert all("coded differently: k1" in f.detail for f in exact)
+    assert any(f.rule.startswith("M1") for f in exact)
+
+
+def test_lower_cased_minority_levels_and_continuous_codes_are_found() -> None:
+    from capkit.data.coding import mismatches
+
+    data = _coded_survey(2000, 16)
+    lowered = data.assign(grp=data["grp"].str.replace("minority", "Minority"))
+    found = mismatches(data, lowered, ["grp"])
+    assert [m.column for m in found] == ["grp"] and found[0].new_share == pytest.approx(
+        (data["grp"] == "minority").mean())
+    sdv_like = data.assign(k2=data["k2"] + np.random.default_rng(1).normal(0, 0.4, 2000))
+    assert [m.column for m in mismatches(data, sdv_like, ["k1", "k2", "t"])] == ["k2"]
+    assert mismatches(data, data.sample(frac=1.0, replace=True, random_state=3),
+                      ["k1", "k2", "grp", "t"]) == []  # a faithful synthesis: nothing
+
+
+def test_thousands_separators_and_a_stray_text_value_stay_numbers(tmp_path: Path) -> None:
+    rng = np.random.default_rng(17)
+    members = pd.DataFrame({"sex": rng.choice(["F", "M"], 400),
+                            "income": rng.integers(1000, 90000, 400),
+                            "age": rng.integers(18, 90, 400).astype(float)})
+    syn = members.sample(frac=1.0, replace=True, random_state=1).reset_index(drop=True)
+    text = syn.astype({"income": object, "age": object})
+    text["income"] = [f"{v:,}" for v in syn["income"]]
+    text.loc[7, "age"] = "twelve"
+    members.to_csv(tmp_path / "o.csv", index=False)
+    text.to_csv(tmp_path / "s.csv", index=False)
+    result = CliRunner().invoke(main, ["attack", str(tmp_path / "o.csv"), str(tmp_path / "s.csv"),
+                                       "--keys", "sex,age", "--targets", "income",
+                                       "--attackers", "cap"])
+    assert result.exit_code == 0, result.output
+    assert "writes numbers with thousands separators" in result.stderr
+    assert "1 text value ('twelve') that does not read as a number" in result.stderr
+    assert "predicts" in result.stdout and "within the tolerance" in result.stdout  # numbers
+
+
+def test_the_reason_given_for_few_shared_levels_fits_the_file(tmp_path: Path) -> None:
+    data = _coded_survey(500, 18).assign(grp=lambda f: f["grp"].where(f.index % 3 > 0))
+    data.to_csv(tmp_path / "o.csv", index=False)
+    data[data["k2"] == 1].head(3).to_csv(tmp_path / "tiny.csv", index=False)
+    data.assign(grp="NaN").to_csv(tmp_path / "nantext.csv", index=False, na_rep="NaN")
+    for name, said in (("tiny.csv", "the synthetic data has only 3 records"),
+                       ("nantext.csv", "how the file writes a missing value")):
+        key = "k2" if name == "tiny.csv" else "grp"
+        result = CliRunner().invoke(main, ["disclosure", str(tmp_path / "o.csv"),
+                                           str(tmp_path / name), "--keys", key,
+                                           "--targets", "t", "--na-values", ","])
+        assert result.exit_code == 1 and said in result.output, (name, result.output)
+        assert "probably coded differently" not in result.output
+
+
+# -- one bad synthesis does not stop the report ---------------------------------------------
+
+def test_every_synthesis_that_can_be_judged_is_judged() -> None:
+    data = _coded_survey(2000, 19)
+    members, holdout = data.iloc[:1500].reset_index(drop=True), data.iloc[1500:]
+    good = independent_columns(members, seed=1)
+    recoded = good.assign(grp=good["grp"].map({"majority": "A", "minority": "B"}))
+    result = audit(members, {"good": good, "recoded": recoded}, holdout=holdout,
+                   keys=["grp", "k1"], targets=["t"],
+                   families=["synthpop measures", "attribute attacks"])
+    assert {f.synthesis for f in result.findings} == {"good"}
+    assert {(f.synthesis, f.family) for f in result.failures} == {
+        ("recoded", "synthpop measures"), ("recoded", "attribute attacks")}
+    reason = result.failures[0].reason
+    assert "--allow-disjoint-levels" in reason and "--targets" in reason
+    assert "--ngroups" not in reason  # an option capkit report does not have

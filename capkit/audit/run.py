@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import defaults, verdicts
+from capkit.audit.failures import Failure, describe
 from capkit.audit.findings import (
     Finding,
     from_comparison,
@@ -43,12 +44,16 @@ from capkit.audit.findings import (
     uncompared,
 )
 from capkit.control import compare_to_control
+from capkit.data.coding import mismatches
 from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
 from capkit.data.overlap import check_holdout, record_overlap
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
 from capkit.distance import dcr
 from capkit.errors import CapkitError
+
+#: Families whose measures match values exactly (a coding difference makes them find less).
+EXACT_MATCH = ("identity", "attribute", "copies", "attack")
 
 #: The measure families, in the order they run (and the progress bar counts).
 FAMILIES = ("synthpop measures", "distance", "attribute attacks", "singling out",
@@ -87,6 +92,9 @@ class Audit:
         What makes a verdict less than it seems: a holdout that holds members (set aside, or
         no control at all), files whose coding disagrees, a synthesis that could not be judged.
         The report prints them before the findings.
+    failures
+        The families that could not be measured on a synthesis, with why and what fixes it
+        (the others are judged as usual).
     timings
         Seconds per family (summed over syntheses).
     """
@@ -101,6 +109,7 @@ class Audit:
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
 
     def verdicts(self) -> pd.DataFrame:
         """Number of findings of each verdict level per synthesis (rows) and level (columns)."""
@@ -113,6 +122,21 @@ class Audit:
     def to_frame(self) -> pd.DataFrame:
         """Every finding as a row (the fields of :class:`Finding` and its ``message``)."""
         return pd.DataFrame([f.to_dict() for f in self.findings])
+
+
+def _caveat(finding: Finding, differs: list, forced: bool) -> Finding:
+    """An exact-match finding on a synthesis whose coding differs: said beside its numbers, and
+    never 'not flagged' (rule M1); so is a measure forced with allow_disjoint_levels."""
+    if finding.family not in EXACT_MATCH or not (differs or forced):
+        return finding
+    said = [f"coded differently: {', '.join(m.column for m in differs)}"] if differs else []
+    said += ["forced with --allow-disjoint-levels / allow_disjoint_levels=True"] if forced else []
+    detail = "; ".join([finding.detail, *said] if finding.detail else said)
+    if differs and finding.verdict == "not flagged":
+        judged = verdicts.coding_differs(finding.family)
+        return replace(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
+                       action=judged.action)
+    return replace(finding, detail=detail)
 
 
 def _syntheses(synthetic: object) -> dict[str, pd.DataFrame]:
@@ -377,30 +401,45 @@ def audit(original: pd.DataFrame,
     steps = [(f, n) for f in families for n in (named if f != "attribute attacks" else
                                                 ["all"])]
     bar = tqdm(steps, desc="capkit report", unit="step", disable=not progress, leave=False)
+    failures: list[Failure] = []
     for family, name in bar:
         bar.set_postfix_str(f"{family}: {name}")
         start = time.perf_counter()
-        try:
-            if family == "synthpop measures":
-                found, table = _synthpop(name, original, named[name], holdout, keys_,
-                                         targets_, choice.groups, options)
-                tables.append(table)
-            elif family == "distance":
-                found, with_gaps = _distance(name, original, named[name], holdout, confidence)
-                gaps.update(dict.fromkeys(with_gaps))
-            elif family == "attribute attacks":
-                found, wide = _attacks(named, original, holdout, keys_, targets_, seed,
-                                       confidence, allow_disjoint_levels, kinds)
-            else:
-                found = [_anonymeter(name, original, named[name], holdout, keys_, seed,
-                                     confidence, family)]
-        except CapkitError as exc:  # say which family, and how to run the others
-            others = [f for f in families if f != family]
-            hint = (f"; the other families run without it (--family / families= "
-                    f"{', '.join(repr(f) for f in others)})" if others else "")
-            raise type(exc)(f"{family} ({name}): {exc}{hint}") from exc
-        findings += found
+        runs = [(name, named)] if family != "attribute attacks" else [("all", named)]
+        while runs:
+            which, frames = runs.pop(0)
+            try:
+                if family == "synthpop measures":
+                    found, table = _synthpop(which, original, named[which], holdout, keys_,
+                                             targets_, choice.groups, options)
+                    tables.append(table)
+                elif family == "distance":
+                    found, with_gaps = _distance(which, original, named[which], holdout,
+                                                 confidence)
+                    gaps.update(dict.fromkeys(with_gaps))
+                elif family == "attribute attacks":
+                    found, wide_ = _attacks(frames, original, holdout, keys_, targets_, seed,
+                                            confidence, allow_disjoint_levels, kinds)
+                    wide += [t for t in wide_ if t not in wide]
+                else:
+                    found = [_anonymeter(which, original, named[which], holdout, keys_, seed,
+                                         confidence, family)]
+            except CapkitError as exc:  # judge the others; list this one with its error
+                if which == "all" and len(named) > 1:  # find the synthesis that fails
+                    runs += [(n, {n: f}) for n, f in named.items()]
+                    continue
+                failures.append(describe(exc, which if which != "all" else next(iter(named)),
+                                         family, families))
+                continue
+            findings += found
         timings[family] += time.perf_counter() - start
+    if not findings and failures:
+        raise CapkitError(failures[0].text())
+    warns += [f.text() for f in failures]
+    differs = {n: mismatches(original, frame, keys_ + targets_, name=f"synthesis {n!r}")
+               for n, frame in named.items()}
+    warns += [m.text() for found_ in differs.values() for m in found_]
+    findings = [_caveat(f, differs[f.synthesis], allow_disjoint_levels) for f in findings]
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
@@ -423,7 +462,7 @@ def audit(original: pd.DataFrame,
                      "guess within 5% tells nothing (the band is too wide for values such as "
                      "years); judge them by DiSCO on their classes and by the distances")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
-                 None if holdout is None else len(holdout), notes, timings, warns)
+                 None if holdout is None else len(holdout), notes, timings, warns, failures)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

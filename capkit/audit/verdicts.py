@@ -111,6 +111,8 @@ RULES = {
     "K1": "synthpop's 1-way / 2-way check flags a target or key-target pair",
     "K2": "synthpop's 1-way / 2-way checks flag nothing",
     "N0": "no holdout and no baseline: reported, not judged",
+    "M1": "a key or target is coded differently in the synthesis and the original: an "
+          "exact-match measure finds less than is there, so 'not flagged' cannot be trusted",
 }
 
 
@@ -184,6 +186,11 @@ def checks(flagged: int) -> Verdict:
     return _verdict("not flagged", "K2", "checks")
 
 
+def coding_differs(family: str) -> Verdict:
+    """Rule M1: a finding of an exact-match measure on files whose coding differs."""
+    return _verdict("review", "M1", family)
+
+
 def not_judged(family: str) -> Verdict:
     """Rule N0: a value with neither holdout nor baseline."""
     return _verdict("not flagged", "N0", family)
@@ -197,5 +204,6 @@ def worst(levels: list[str]) -> str:
 
 __all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "LEVELS",
            "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES", "Verdict", "against_baseline",
-           "against_control", "against_duplicates", "checks", "disco_without_control",
+           "against_control", "against_duplicates", "checks", "coding_differs",
+           "disco_without_control",
            "not_judged", "worst"]

@@ -17,7 +17,7 @@ import pandas as pd
 from capkit.audit.defaults import is_identifier
 from capkit.counts import engines
 from capkit.counts.engines import duckdb as duck
-from capkit.data import io, overlap
+from capkit.data import coding, io, overlap
 from capkit.data.align import align_frames, file_names
 from capkit.errors import CapkitError
 
@@ -244,7 +244,13 @@ def load_inputs(
     names = None if hold_file is None else [*file_names(len(syn_files))[1:], "the holdout file"]
     columns = [c for c in needed if c in keys + kept + extra or all_columns]
     aligned = align_frames(orig_file.frame, frames, columns, names=names)
+    warnings += aligned.warnings
     syntheses = aligned.synthetics[:len(syn_files)]
+    if check_overlaps:  # capkit report's audit checks the coding itself
+        for f, frame in zip(syn_files, syntheses, strict=True):
+            warnings += [m.text() for m in coding.mismatches(
+                aligned.original, frame, [c for c in columns if c in keys + kept],
+                name=f"synthetic file {f.path.name}")]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
     if check_overlaps:  # identity is all of a record's values: compare every shared column
         for path, f in zip(synthetic, syn_files, strict=True):

@@ -324,6 +324,36 @@ def _shown(labels: np.ndarray | pd.Index, counts: np.ndarray, present: np.ndarra
     return "[" + ", ".join(parts) + "]"
 
 
+#: Fewer synthetic records than this are too few to find the original's levels in.
+FEW_RECORDS = 10
+
+#: Texts a file may write for a missing value that a reader takes for a level.
+MISSING_TEXTS = ("nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None", "none", "")
+
+
+def _why(labels: np.ndarray | pd.Index, counts_s: np.ndarray, present: np.ndarray,
+         missing: np.ndarray | None) -> str:
+    """The likeliest reason a synthesis finds few of the original's levels, in words: too few
+    synthetic records, missing values written as text, dates that never match exactly, or
+    else a different coding."""
+    n_syn = float(counts_s.sum())
+    if n_syn < FEW_RECORDS:
+        return f"the synthetic data has only {n_syn:.0f} record{'s' if n_syn != 1 else ''}"
+    levels = np.asarray(labels, dtype=object)
+    as_text = np.array([isinstance(v, str) and v.strip() in MISSING_TEXTS for v in levels])
+    written = float(counts_s[as_text].sum())
+    if written >= 0.5 * n_syn:
+        shown = sorted({str(v) for v in levels[as_text & (counts_s > 0)]})
+        return (f"{100 * written / n_syn:.0f}% of the synthetic values are the text "
+                f"{', '.join(repr(v) for v in shown)}, which is how the file writes a missing "
+                "value: read it as missing (na_values= / --na-values)")
+    used = levels[present & (counts_s > 0)]
+    if reads_as_dates(np.asarray(used[:200], dtype=object)):
+        return ("its values are dates, and a date a day off never matches exactly: convert "
+                "them to numbers (days since a date) and group them")
+    return "the two are probably coded differently"
+
+
 def _exact_share(covered: float, total: float) -> str:
     """'; x% of the original records have a value that occurs exactly in the synthetic data',
     or nothing when all do (rounded down: never "100.0%" when some value is not found)."""
@@ -443,12 +473,12 @@ def check_levels(
             "ngroups_target= / --ngroups-targets"
         hint = (f"; if it is a continuous number, group it into classes ({option})"
                 if numeric else "")
+        reason = (f"{found} that occurs in {name} (at least half are needed, missing values "
+                  f"aside): {_why(labels, np.asarray(c), present, missing)} (original levels "
+                  f"{_shown(labels, counts_o, present)}, synthetic levels "
+                  f"{_shown(labels, np.asarray(c), present)}), and every exact-match measure "
+                  "would report no risk")
         raise DisjointLevelsError(
-            f"{role} column {column!r}: {found} that occurs in {name} (at least half are "
-            f"needed, missing values aside): the two are probably coded differently "
-            f"(original levels {_shown(labels, counts_o, present)}, synthetic levels "
-            f"{_shown(labels, np.asarray(c), present)}), and every exact-match measure would "
-            f"report no risk. Recode one of them to the other's levels{hint}, or pass "
-            "allow_disjoint_levels=True (--allow-disjoint-levels on the command line) to "
-            "measure anyway"
-        )
+            f"{role} column {column!r}: {reason}. Recode one of them to the other's "
+            f"levels{hint}, or pass allow_disjoint_levels=True (--allow-disjoint-levels on the "
+            "command line) to measure anyway", column=column, role=role, reason=reason)

@@ -14,8 +14,10 @@ synthesis, and adds what reading separate files needs around it:
 
 1. An entirely missing column takes the type of the other files (nothing to compare).
 2. Numbers against text: if every non-missing text value reads as a number, the text becomes
-   numbers (the usual "numbers read as text" accident). Otherwise synorig.compare makes both
-   sides categorical, numbers labelled as R prints them.
+   numbers (the usual "numbers read as text" accident); numbers with thousands separators
+   ("1,234") read as numbers, and a few stray texts among numbers (at most 1% of the values: a
+   "twelve" among ages) become missing values, each with a warning (``Alignment.warnings``).
+   Otherwise synorig.compare makes both sides categorical, numbers labelled as R prints them.
 3. (synorig.compare) numbers against categories: the numeric side becomes categorical; text
    becomes categorical; integers against decimals: both decimals; categories with different
    levels (content or order): one level list, synthetic levels first, then original-only ones.
@@ -65,11 +67,15 @@ class Alignment:
     changes
         One plain-language sentence per change, e.g. ``"'age': integers in the original file,
         decimals in synthetic file 1; both compared as decimals"``.
+    warnings
+        What changed values, not only types, for the user to look at: numbers written with
+        thousands separators, stray text values among numbers read as missing.
     """
 
     original: pd.DataFrame
     synthetics: list[pd.DataFrame]
     changes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def kind(series: pd.Series) -> str:
@@ -92,15 +98,42 @@ _WORDS = {"categorical": "categories", "integer": "integers", "decimal": "decima
           "bool": "true/false values", "datetime": "dates/times", "text": "text"}
 
 
-def _parses_as_numbers(series: pd.Series) -> pd.Series | None:
-    """The column as numbers if every non-missing value reads as one, else None."""
+#: Largest share of a text column's values that may fail to read as numbers for the column to
+#: be read as numbers anyway, those values becoming missing (a stray "twelve" among ages).
+STRAY_SHARE = 0.01
+
+_THOUSANDS = r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$"
+
+
+@dataclass(frozen=True)
+class _Numbers:
+    """A text column read as numbers: the values, whether thousands separators were dropped,
+    and the texts that did not read as numbers (become missing)."""
+
+    values: pd.Series
+    thousands: bool
+    stray: list[str]
+
+
+def _parses_as_numbers(series: pd.Series) -> _Numbers | None:
+    """The column as numbers when its non-missing values read as numbers, allowing thousands
+    separators ("1,234") and at most :data:`STRAY_SHARE` of them that do not (missing after);
+    else None."""
     present = series.dropna()
     if present.empty:
         return None
-    converted = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
-    if converted.isna().any():
+    text = present.astype(str).str.strip()
+    converted = pd.to_numeric(text, errors="coerce")
+    thousands = False
+    failed = converted.isna()
+    grouped = failed & text.str.match(_THOUSANDS)
+    if grouped.any():
+        converted[grouped] = pd.to_numeric(text[grouped].str.replace(",", "", regex=False))
+        thousands, failed = True, converted.isna()
+    if failed.sum() > STRAY_SHARE * len(text) or failed.all():
         return None
-    return converted.reindex(series.index)
+    stray = list(dict.fromkeys(text[failed]))
+    return _Numbers(converted.reindex(series.index), thousands, stray)
 
 
 def file_names(n_syn: int) -> list[str]:
@@ -115,7 +148,7 @@ def _where(kinds: list[str], wanted: set[str], names: list[str]) -> str:
 
 
 def _align_column(column: str, series: list[pd.Series], names: list[str],
-                  changes: list[str]) -> list[pd.Series]:
+                  changes: list[str], warnings: list[str]) -> list[pd.Series]:
     all_missing = [bool(s.isna().all()) for s in series]
     present = [s for s, empty in zip(series, all_missing, strict=True) if not empty]
     if not present:
@@ -158,7 +191,19 @@ def _align_column(column: str, series: list[pd.Series], names: list[str],
         if all(p is not None for p, k in zip(parsed, kinds, strict=True) if k == "text"):
             changes.append(f"{column!r}: numbers read as text in "
                            f"{_where(kinds, {'text'}, names)}; converted to numbers")
-            series = [p.rename(s.name) if p is not None else s
+            for p, name in zip(parsed, names, strict=True):
+                if p is not None and p.thousands:
+                    warnings.append(f"column {column!r} of {name} writes numbers with "
+                                    "thousands separators (1,234): read as numbers")
+                if p is not None and p.stray:
+                    shown = ", ".join(repr(x) for x in p.stray[:5])
+                    warnings.append(
+                        f"column {column!r} of {name} holds numbers but also "
+                        f"{len(p.stray)} text value{'s' if len(p.stray) > 1 else ''} ({shown}) "
+                        f"that {'do' if len(p.stray) > 1 else 'does'} not read as a number: "
+                        "read as missing, so that the "
+                        "column stays a number (else every number would become a category)")
+            series = [p.values.rename(s.name) if p is not None else s
                       for p, s in zip(parsed, series, strict=True)]
     return series
 
@@ -270,9 +315,11 @@ def align_frames(
             if column not in frame.columns:
                 raise CapkitError(f"column {column!r} is missing from {name}")
     changes: list[str] = []
+    warnings: list[str] = []
     prepared = {}
     for column in cols:
-        prepared[column] = _align_column(column, [f[column] for f in frames], names, changes)
+        prepared[column] = _align_column(column, [f[column] for f in frames], names, changes,
+                                         warnings)
     pre = [pd.DataFrame({c: prepared[c][i] for c in cols}, index=f.index)
            for i, f in enumerate(frames)]
     orig = pre[0]
@@ -292,4 +339,4 @@ def align_frames(
     return Alignment(original=pd.DataFrame(out_orig, index=original.index),
                      synthetics=[pd.DataFrame(st, index=f.index)
                                  for st, f in zip(out_syns, synthetics, strict=True)],
-                     changes=changes)
+                     changes=changes, warnings=warnings)

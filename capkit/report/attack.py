@@ -81,7 +81,8 @@ def _summary_lines(table: pd.DataFrame, has_holdout: bool) -> list[str]:
         line = (f"Target '{target}': the strongest attacker trained on the synthetic data, "
                 f"{best}, predicts {100 * means[best]:.2f}% of the original records {kind} "
                 f"(mean over key sets), against {100 * dummy:.2f}% for the dummy (the most "
-                "frequent value, or the mean)")
+                "frequent value, or for a number the value within the tolerance of the most "
+                "records)")
         if len(upper):
             line += (f" and {100 * float(upper['rate'].mean()):.2f}% for {best} trained on the "
                      "original data itself")
@@ -141,7 +142,8 @@ def attack_report(run, command: str, versions: dict[str, str],  # noqa: ANN001
         tables=[Table("Success rate by attacker", _attacker_table(table), units=units,
                       index=False,
                       note="Mean over key sets and syntheses. The dummy (its row) predicts the "
-                           "most frequent target of the synthetic data, or its mean. Coverage: "
+                           "most frequent target of the synthetic data, or for a number the value "
+                           "within the tolerance of the most of its records. Coverage: "
                            "records that got a prediction (the exact-match CAP has none for a "
                            "key absent from the synthetic data). Risk = (m - c) / (1 - c) of "
                            "the members' rate m and the holdout's c; advantage = m - c.")])]

@@ -58,9 +58,12 @@ def _synthesis_section(audit: Audit, name: str) -> Section:
                      + ", ".join(f"{f.subject} ({f.value:.0f})" for f in checks)
                      + ": the data are nearly disclosive there whatever the synthesis "
                        "(review; rule K1)")
+    failed = [f for f in audit.failures if f.synthesis == name]
     if not items:
         items = ["no finding flagged by the rules below (no evidence of disclosure by these "
-                 "measures, not proof of safety)"]
+                 "measures, not proof of safety)" + (", among the families measured"
+                                                     if failed else "")]
+    items += [f"NOT MEASURED: {f.family}: {f.reason}" for f in failed]
     actions = []
     for f in flagged + checks:
         line = f"{f.family}: {f.action}"
@@ -79,8 +82,10 @@ def _verdict_section(audit: Audit) -> Section:
         families = sorted({f.family for f in audit.findings
                            if f.synthesis == name and f.verdict == "disclosive"})
         where = f" ({', '.join(families)})" if families else ""
+        failed = [f.family for f in audit.failures if f.synthesis == name]
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
-                     f"review, {row['not flagged']} not flagged; worst: {highest}")
+                     f"review, {row['not flagged']} not flagged; worst: {highest}"
+                     + (f"; not measured: {', '.join(failed)}" if failed else ""))
     paragraphs = ([f"WARNING: {w}." for w in audit.warnings] + [_INTRO]
                   + ([_NO_HOLDOUT.format(what="No holdout was given" if not audit.warnings else
                                          "No holdout is used (see the warning above)")]

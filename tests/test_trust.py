@@ -364,3 +364,31 @@ def test_every_synthesis_that_can_be_judged_is_judged() -> None:
     reason = result.failures[0].reason
     assert "--allow-disjoint-levels" in reason and "--targets" in reason
     assert "--ngroups" not in reason  # an option capkit report does not have
+
+
+# -- two commands, one answer ---------------------------------------------------------------
+
+def test_cap_and_disclosure_compare_several_syntheses_by_one_rule(files) -> None:
+    """Two syntheses: both commands average each group's CAP v1 over them and compare the means
+    once (they used to print 1.81% against 2.39% and opposite verdicts on the same CAP v1)."""
+    import re
+
+    members = pd.read_csv(files["orig"])
+    tmp = files["orig"].parent
+    _copying(members, 0.3, 5).to_csv(tmp / "leak30.csv", index=False)
+    independent_columns(members, seed=6).to_csv(tmp / "ind6.csv", index=False)
+    said = {}
+    for command, measure in (("cap", "CAP v1"), ("disclosure", "DCAP")):
+        result = CliRunner().invoke(main, [command, str(files["orig"]), str(tmp / "leak30.csv"),
+                                           str(tmp / "ind6.csv"), "--keys", "sex,region,job",
+                                           "--targets", "smoke", "--holdout",
+                                           str(files["holdout"]), "-q"])
+        assert result.exit_code == 0, result.output
+        text = " ".join(result.stdout.split())
+        assert "assumes the files are replicates of one synthesiser" in text
+        found = re.search(rf"Target 'smoke'(, {measure})?: (CAP v1 )?([0-9.]+)% (of|for) the "
+                          r"original records against ([0-9.]+)% (for|of) the holdout; risk "
+                          r"([0-9.]+)% \[([0-9.]+), ([0-9.]+)\]: ([a-z ]+) \(", text)
+        assert found, text
+        said[command] = (found.group(3), found.group(5), found.group(7), found.group(10))
+    assert said["cap"] == said["disclosure"]

@@ -10,10 +10,14 @@ no-information baseline, the risk and its interval, every rate in percent) and t
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from capkit.audit import verdicts
 from capkit.control import ControlComparison, compare_to_control
+from capkit.errors import CapkitError
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,28 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
     return _with(f, value=members)
 
 
+def over_syntheses(family: str, measure: str, subject: str, members: Sequence[float],
+                   n_members: int, holdout: Sequence[float], n_holdout: int,
+                   confidence: float = 0.95) -> Finding:
+    """One comparison of several syntheses with the holdout, the same for every command: each
+    group's percentage is averaged over the syntheses first, and the two means are compared
+    once (:func:`from_percents`, rules C1-C3). Averaging assumes the syntheses are replicates
+    of one synthesiser (Raab, Nowok & Dibben's m syntheses); the mean of per-synthesis risks
+    would give another number and, near a rule's bound, another verdict."""
+    m = len(members)
+    if m == 0 or len(holdout) != m:
+        raise CapkitError("members and holdout need one percentage per synthesis each")
+    return from_percents(f"mean of {m} syntheses" if m > 1 else "synthesis 1", family, measure,
+                         subject, float(np.mean(members)), n_members, float(np.mean(holdout)),
+                         n_holdout, confidence=confidence)
+
+
+#: What the reports say when they average several syntheses.
+REPLICATES = ("With several synthetic files each group's rate is averaged over them and the two "
+              "means compared once: this assumes the files are replicates of one synthesiser "
+              "(files of different synthesisers or sizes should be reported one by one).")
+
+
 def _percents_compared(members: float, n_members: int, other: float, n_other: int,
                        confidence: float) -> ControlComparison:
     """:func:`capkit.control.compare_to_control` of two percentages of records."""
@@ -190,4 +216,5 @@ def message(f: Finding) -> str:
     return f"{text}: {f.verdict}"
 
 
-__all__ = ["Finding", "from_comparison", "from_duplicates", "from_percents", "message"]
+__all__ = ["REPLICATES", "Finding", "from_comparison", "from_duplicates", "from_percents",
+           "message", "over_syntheses"]

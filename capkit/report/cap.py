@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from capkit.audit.findings import REPLICATES, over_syntheses
 from capkit.report.model import Report, Section, Table
 
 _COLUMNS = ["records", "baseline", "CAP v1", "CAP v2", "correct predictions",
@@ -24,26 +25,30 @@ _CONTROL = ["CAP v1", "holdout CAP v1", "difference", "risk", "risk low", "risk 
 
 
 def _control_section(table: pd.DataFrame) -> Section:
-    """Members' against holdout's CAP v1 per target (mean over syntheses)."""
-    mean = table.groupby("target", sort=False)[_CONTROL].mean()
-    items = []
-    for target, row in mean.iterrows():
-        verdict = ("the synthetic data tells as much about people who were not in the data: "
-                   "inference about the population" if row["risk low"] == 0 else
-                   "the synthetic data tells more about its own records than about others: "
-                   "membership disclosure")
-        items.append(f"Target '{target}': CAP v1 {row['CAP v1']:.2f}% for the original records "
-                     f"against {row['holdout CAP v1']:.2f}% for the holdout; risk "
-                     f"{row['risk']:.2f}% [{row['risk low']:.2f}, {row['risk high']:.2f}]: "
-                     f"{verdict}.")
+    """Members' against holdout's CAP v1 per target: the mean over syntheses of each, compared
+    once and judged by the report's rules (:func:`capkit.audit.findings.over_syntheses`)."""
+    rows, items = [], []
+    for target, part in table.groupby("target", sort=False):
+        f = over_syntheses("attribute", "CAP v1", str(target), part["CAP v1"].tolist(),
+                           int(part["records"].iloc[0]), part["holdout CAP v1"].tolist(),
+                           int(part["holdout records"].iloc[0]))
+        rows.append({"target": target, "CAP v1": f.value, "holdout CAP v1": f.holdout,
+                     "difference": f.value - f.holdout, "risk": f.risk, "risk low": f.risk_low,
+                     "risk high": f.risk_high, "verdict": f.verdict})
+        items.append(f"Target '{target}': CAP v1 {f.value:.2f}% for the original records "
+                     f"against {f.holdout:.2f}% for the holdout; risk {f.risk:.2f}% "
+                     f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule}).")
+    mean = pd.DataFrame(rows).set_index("target")
     units = {c: "%" for c in _CONTROL} | {"difference": "points"}
+    m = int(table["synthesis"].nunique())
     return Section(
         "Membership control", items=items,
         paragraphs=["The holdout holds records of the same population that were not used to "
                     "make the synthetic data. Their CAP is what the synthetic data says about "
                     "anyone; only the original records' excess is disclosure about them. "
                     "Risk = (m - c) / (1 - c) of the two average CAPs, with its interval "
-                    "(capkit.control)."],
+                    "(capkit.control); the verdict follows the rules of capkit report "
+                    "(capkit.audit.verdicts)."] + ([REPLICATES] if m > 1 else []),
         tables=[Table("CAP v1 of original and holdout records", mean, units=units)])
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from capkit.audit.findings import REPLICATES, over_syntheses
 from capkit.report.model import Report, Section, Table
 
 #: Units of the columns of the report's tables (the others are percentages).
@@ -137,19 +138,26 @@ def _flags(run) -> tuple[list[str], list[Table]]:  # noqa: ANN001
     return items, tables
 
 
-def _control_section(control: pd.DataFrame) -> Section:
-    """DiSCO and DCAP of the original records against the holdout's, per target."""
-    frame = control.set_index(["target", "measure"])
+def _control_section(summary) -> Section:  # noqa: ANN001 - a DisclosureSummary
+    """DiSCO and DCAP of the original records against the holdout's, per target: the mean over
+    syntheses of each, compared once and judged by the report's rules
+    (:func:`capkit.audit.findings.over_syntheses`)."""
+    frame = summary.control.set_index(["target", "measure"])
     items = []
-    for (target, measure), row in frame.iterrows():
+    for target, measure in frame.index:
         if measure == "baseCAPd":
             continue
-        verdict = ("no more than for people outside the data" if row["risk_low"] == 0 else
-                   "more than for people outside the data: membership disclosure")
-        items.append(f"Target '{target}', {measure}: {row['members']:.2f}% of the original "
-                     f"records against {row['holdout']:.2f}% of the holdout; risk "
-                     f"{100 * row['risk']:.2f}% [{100 * row['risk_low']:.2f}, "
-                     f"{100 * row['risk_high']:.2f}], {verdict}.")
+        members = summary.per_target[target]
+        held = summary.holdout.per_target[target]
+        values = (members.attrib[measure] if measure in members.attrib.columns
+                  else members.allcaps[measure]).tolist()
+        h_values = (held.attrib[measure] if measure in held.attrib.columns
+                    else held.allcaps[measure]).tolist()
+        f = over_syntheses("attribute", measure, str(target), values, members.n_orig,
+                           h_values, held.n_orig)
+        items.append(f"Target '{target}', {measure}: {f.value:.2f}% of the original records "
+                     f"against {f.holdout:.2f}% of the holdout; risk {f.risk:.2f}% "
+                     f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule}).")
     shown = frame.reset_index()
     for column in ("risk", "risk_low", "risk_high"):
         shown[column] = 100 * shown[column]
@@ -161,7 +169,9 @@ def _control_section(control: pd.DataFrame) -> Section:
                     "synthetic data discloses about them is inference about the population; "
                     "only the original records' excess is disclosure about them. Risk = "
                     "(m - c) / (1 - c) of the two groups' shares, with its interval "
-                    "(capkit.control); baseCAPd is each group's no-information level."],
+                    "(capkit.control); baseCAPd is each group's no-information level; the "
+                    "verdict follows the rules of capkit report (capkit.audit.verdicts)."]
+        + ([REPLICATES] if summary.m > 1 else []),
         tables=[Table("Original records (members) against holdout", shown, index=False,
                       units=units | {"difference": "points"})])
 
@@ -233,7 +243,7 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
         ]))
 
     if getattr(summary, "control", None) is not None:
-        sections.append(_control_section(summary.control))
+        sections.append(_control_section(summary))
 
     notes = inputs.remarks()
     messages = sorted({msg for r in results.values() for msg in r.messages})

@@ -392,3 +392,21 @@ def test_cap_and_disclosure_compare_several_syntheses_by_one_rule(files) -> None
         assert found, text
         said[command] = (found.group(3), found.group(5), found.group(7), found.group(10))
     assert said["cap"] == said["disclosure"]
+
+
+def test_odd_files_get_the_right_words(files, tmp_path: Path) -> None:
+    members = pd.read_csv(files["orig"])
+    independent_columns(members, seed=7, n=100).to_csv(tmp_path / "small.csv", index=False)
+    result = CliRunner().invoke(main, ["cap", str(files["orig"]), str(files["leak"]),
+                                       str(tmp_path / "small.csv"), "--keys", "sex,region",
+                                       "--targets", "job"])
+    assert "the synthetic files differ in size (1,000, 100 records)" in result.stderr
+    wrong_sep = CliRunner().invoke(main, ["report", str(files["orig"]), str(files["leak"]),
+                                          "--sep", ";"])
+    assert wrong_sep.exit_code == 1
+    assert "reads as one single column" in wrong_sep.output and "--sep ','" in wrong_sep.output
+    near = audit(members, {"leak": pd.read_csv(files["leak"])},
+                 holdout=pd.read_csv(files["holdout"]), keys=["sex", "region"],
+                 families=["distance"])
+    detail = next(f.detail for f in near.findings if f.measure == "near copies")
+    assert "<= 0.0000" not in detail and "Gower distance <= " in detail

@@ -249,7 +249,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
-                           detail=f"Gower distance <= {cut:.4f}, the holdout's 5% quantile")
+                           detail=f"Gower distance <= {cut:.3g}, the holdout's 5% quantile")
     return [exact, near], gaps
 
 

@@ -246,6 +246,12 @@ def load_inputs(
     aligned = align_frames(orig_file.frame, frames, columns, names=names)
     warnings += aligned.warnings
     syntheses = aligned.synthetics[:len(syn_files)]
+    sizes = [len(f.frame) for f in syn_files]
+    if len(sizes) > 1 and max(sizes) > 1.5 * min(sizes):
+        warnings.append(f"the synthetic files differ in size ({', '.join(f'{n:,}' for n in sizes)}"
+                        " records): the measures average them as replicates of one "
+                        "synthesiser, which files of different sizes hardly are; report them "
+                        "one by one")
     if check_overlaps:  # capkit report's audit checks the coding itself
         for f, frame in zip(syn_files, syntheses, strict=True):
             warnings += [m.text() for m in coding.mismatches(

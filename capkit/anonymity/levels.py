@@ -94,6 +94,8 @@ def _t_closeness(c: Cells, pycanon: bool, sa: str) -> float:
         if pycanon:
             raise CapkitError(f"pycanon=True: sensitive attribute {sa!r} has one value; pycanon "
                               "1.3.6 raises ZeroDivisionError in t-closeness (capkit gives 0)")
+        _note(f"t-closeness: numeric attribute {sa!r} has one value, so every class has the "
+              "table's distribution (t = 0); pycanon 1.3.6 raises ZeroDivisionError here")
         return 0.0
     best = -np.inf
     chunk = max(1, 2**22 // c.m)
@@ -285,21 +287,20 @@ def recursive_c_l_diversity(data: object, quasi_ident: object, sens_att: object,
     l_gen = min(a.distinct for a in per_gen)
     per = per_gen if gen else _attributes(g, False)
     l_value = l_gen if (pycanon or gen) else min(a.distinct for a in per)
-    if l_value <= 1:
-        if imp:
-            print("c for (c,l)-diversity cannot be calculated as l=1")
-        return math.nan, l_value
-    c = _recursive_c_all(per, l_value, pycanon)
+    c = math.nan if l_value <= 1 else _recursive_c_all(per, l_value, pycanon)
     if not pycanon:
         try:
-            theirs = (_recursive_c_all(per, l_gen, True), l_gen)
+            theirs = (math.nan if l_gen <= 1 else _recursive_c_all(per, l_gen, True), l_gen)
         except CapkitError:
             theirs = None
-        if theirs != (c, l_value):
+        if theirs is None or theirs[1] != l_value or not (
+                theirs[0] == c or (math.isnan(c) and math.isnan(theirs[0]))):
             said = "raises OverflowError" if theirs is None else f"reports {theirs}"
             _note(f"recursive (c, l)-diversity is {(c, l_value)}; pycanon 1.3.6 {said} here (it "
                   "sorts the counts ascending and takes the gen=True l); pycanon=True "
                   "reproduces it")
+    if l_value <= 1 and imp:
+        print("c for (c,l)-diversity cannot be calculated as l=1")
     return c, l_value
 
 
@@ -362,14 +363,16 @@ def _t_all(g: Grouped, per: list[_PerAttribute], pycanon: bool) -> float:
 @dataclass(frozen=True)
 class AnonymityLevels:
     """All levels of one table for one set of quasi-identifiers and sensitive attributes, in
-    the order of pycanon's ``get_report_values`` (with c and l of recursive (c, l)-diversity
-    computed with the ``gen`` asked for, where pycanon's report always uses gen=True)."""
+    the order of pycanon's ``get_report_values``. ``c`` and ``l_c`` are those of recursive
+    (c, l)-diversity computed with the ``gen`` asked for; with ``pycanon=True`` with gen=True,
+    as pycanon's report does whatever ``gen`` is. ``records`` and ``classes`` count the table's
+    records and its equivalence classes over the quasi-identifiers."""
 
     k: int
     alpha: float
     l_diversity: int
     entropy_l: int
-    c: float
+    c: int | float
     l_c: int
     beta_basic: float
     beta_enhanced: float
@@ -394,10 +397,9 @@ def anonymity_levels(data: object, quasi_ident: object, sens_att: object, gen: b
     per = per_gen if gen else _attributes(g, False)
     l_gen = min(a.distinct for a in per_gen)
     l_value = min(a.distinct for a in per)
-    l_c = l_gen if (pycanon or gen) else l_value
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PycanonDifferenceWarning)
-        c = math.nan if l_c <= 1 else float(_recursive_c_all(per, l_c, pycanon))
+    # pycanon's report computes (c, l) with gen=True whatever gen is (spec section 4)
+    per_c, l_c = (per_gen, l_gen) if pycanon else (per, l_value)
+    c = math.nan if l_c <= 1 else _recursive_c_all(per_c, l_c, pycanon)
     return AnonymityLevels(
         k=k, alpha=max(a.alpha for a in per), l_diversity=l_value,
         entropy_l=_entropy_l(per, pycanon),

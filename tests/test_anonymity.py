@@ -324,3 +324,21 @@ def test_duckdb_engine_gives_the_pandas_numbers(tmp_path) -> None:
                 other = got.as_dict()[name]
                 assert other == value or (math.isnan(value) and math.isnan(other)), name
     assert an.k_anonymity(str(path), ["a", "b"]) == an.k_anonymity(df, ["a", "b"])
+
+
+def test_docs_page_examples() -> None:
+    """The ``>>>`` examples of docs/anonymity.md run and print what the page says."""
+    import doctest
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "anonymity.md").read_text(
+        encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if ">>>" in b]
+    assert len(blocks) >= 2
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(verbose=False)
+    scope: dict = {}
+    for k, block in enumerate(blocks):
+        runner.run(parser.get_doctest(block, scope, f"docs block {k}", "anonymity.md", 0),
+                   clear_globs=False)
+    assert runner.summarize(verbose=False).failed == 0

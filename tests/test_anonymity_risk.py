@@ -175,3 +175,15 @@ def test_duckdb_gives_the_pandas_numbers(tmp_path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert an.sample_uniques(str(path), ["a", "b"]) == an.sample_uniques(df, ["a", "b"])
+
+
+def test_duckdb_sees_a_nan_weight() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    rel = con.sql("SELECT * FROM (VALUES ('a', 1.5), ('a', 'nan'::DOUBLE), ('b', 2.0)) t(k, w)")
+    with pytest.raises(CapkitError, match="missing"):
+        an.individual_risk(rel, ["k"], "w")
+    ok = con.sql("SELECT * FROM (VALUES ('a', 1.5), ('a', 3.5), ('b', 2.0)) t(k, w)")
+    result = an.individual_risk(ok, ["k"], "w")
+    assert result.per_key.set_index("k")["Fk"].to_dict() == {"a": 5.0, "b": 2.0}
+    con.close()

@@ -53,7 +53,8 @@ class GroupedRows:
         One row per distinct combination of the grouping columns (missing values included),
         with its number of records in :data:`capkit.counts.engines.COUNT_COLUMN`; with a weight
         column also :data:`WEIGHT_SUM`, :data:`WEIGHT_MIN`, :data:`WEIGHT_MAX` and
-        :data:`WEIGHT_MISSING` (records whose weight is missing or NaN).
+        :data:`WEIGHT_MISSING` (records whose weight is missing or NaN; DuckDB counts a group's
+        NaN weights as one).
     records
         Number of rows of the table.
     engine
@@ -137,11 +138,12 @@ def _group_duckdb(data: object, columns: list[str], weight: str | None,
         cols = ", ".join(q(c) for c in columns)
         aggregates = [f"count(*) AS {q(COUNT_COLUMN)}"]
         if weight is not None:
-            w = f"CAST({q(weight)} AS DOUBLE)"
-            ok = f"CASE WHEN isnan({w}) THEN NULL ELSE {w} END"
-            aggregates += [f"coalesce(sum({ok}), 0) AS {q(WEIGHT_SUM)}",
-                           f"min({ok}) AS {q(WEIGHT_MIN)}", f"max({ok}) AS {q(WEIGHT_MAX)}",
-                           f"count(*) - count({ok}) AS {q(WEIGHT_MISSING)}"]
+            # a NaN weight makes the group's sum and max NaN (DuckDB orders NaN last), which
+            # the caller sees; NULLs are counted
+            w = q(weight)
+            aggregates += [f"sum({w}) AS {q(WEIGHT_SUM)}", f"min({w}) AS {q(WEIGHT_MIN)}",
+                           f"max({w}) AS {q(WEIGHT_MAX)}",
+                           f"count(*) - count({w}) AS {q(WEIGHT_MISSING)}"]
         frame = run_grouping(lambda: rel.aggregate(f"{cols}, {', '.join(aggregates)}",
                                                    cols).df(), "data", "DuckDB")
     finally:
@@ -150,8 +152,12 @@ def _group_duckdb(data: object, columns: list[str], weight: str | None,
     frame[COUNT_COLUMN] = frame[COUNT_COLUMN].to_numpy(dtype=np.int64)
     if weight is not None:
         frame[WEIGHT_MISSING] = frame[WEIGHT_MISSING].to_numpy(dtype=np.int64)
-        for name, fill in ((WEIGHT_MIN, np.inf), (WEIGHT_MAX, -np.inf)):
-            frame[name] = frame[name].astype(float).fillna(fill)
+        high = frame[WEIGHT_MAX].astype(float)
+        nan_weight = high.isna() & (frame[WEIGHT_MISSING] < frame[COUNT_COLUMN])
+        frame[WEIGHT_MISSING] += nan_weight.to_numpy(dtype=np.int64)  # at least one NaN
+        frame[WEIGHT_SUM] = frame[WEIGHT_SUM].astype(float).fillna(0.0)
+        frame[WEIGHT_MIN] = frame[WEIGHT_MIN].astype(float).fillna(np.inf)
+        frame[WEIGHT_MAX] = high.fillna(-np.inf)
     return GroupedRows(frame, int(frame[COUNT_COLUMN].sum()), "duckdb", None)
 
 

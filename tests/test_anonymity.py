@@ -342,3 +342,13 @@ def test_docs_page_examples() -> None:
         runner.run(parser.get_doctest(block, scope, f"docs block {k}", "anonymity.md", 0),
                    clear_globs=False)
     assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.skipif(not SHARED_ORACLE.joinpath("pycanon").is_dir(),
+                    reason="the full oracle (../shared/oracle/pycanon) is not beside")
+def test_shipped_reference_is_the_oracle() -> None:
+    import json
+
+    shipped = results()
+    oracle = json.loads((SHARED_ORACLE / "pycanon" / "results.json").read_text())
+    assert shipped == oracle

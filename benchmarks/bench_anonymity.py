@@ -22,8 +22,9 @@ the Parquet glob:
   keys with the weights' sum, min, max and missing count).
 
 Target: under a minute for 100M rows. With ``--pycanon PYTHON`` (a separate venv with
-pycanon 1.3.6), pycanon's nine calls are timed on the first ``--pycanon-rows`` rows (default
-20,000) and capkit's on the same rows in pandas, and their numbers compared.
+pycanon 1.3.6), pycanon's nine calls are timed on ``--pycanon-rows`` rows (default 20,000) of
+the same data, written as one CSV file that both read with pandas, and capkit's calls on the
+same frame (pandas, ``pycanon=True``); their numbers are compared.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ PYCANON_SCRIPT = textwrap.dedent("""
     import json, sys, time
     import pandas as pd
     from pycanon import anonymity as a
-    data = pd.read_parquet(sys.argv[1])
+    data = pd.read_csv(sys.argv[1])
     qi, sa = json.loads(sys.argv[2]), json.loads(sys.argv[3])
     out = {}
     start = time.perf_counter()
@@ -122,18 +123,20 @@ def compare_with_pycanon(python: str, glob: str, rows: int, folder: Path) -> dic
 
     from capkit import anonymity
 
-    small = folder / f"first_{rows}.parquet"
+    small = folder / f"sample_{rows}.csv"
     con = duckdb.connect()
     con.execute(f"COPY (SELECT * FROM read_parquet('{glob}') ORDER BY hash(age, sex, region, "
                 f"education, income, occupation, weight), age, sex, region, education, income, "
-                f"occupation, weight LIMIT {rows}) TO '{small}' (FORMAT PARQUET)")
+                f"occupation, weight LIMIT {rows}) TO '{small}' (FORMAT CSV, HEADER)")
     con.close()
     done = subprocess.run([python, "-c", PYCANON_SCRIPT, str(small), json.dumps(QI),
-                           json.dumps(SA)], capture_output=True, text=True, check=True)
+                           json.dumps(SA)], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"pycanon failed: {done.stderr[-2000:]}")
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     import pandas as pd
 
-    data = pd.read_parquet(small)  # both read the same file the same way
+    data = pd.read_csv(small)  # both read the same file the same way
     start = time.perf_counter()
     calls = {
         "k": anonymity.k_anonymity(data, QI, pycanon=True),

@@ -352,3 +352,26 @@ def test_shipped_reference_is_the_oracle() -> None:
     shipped = results()
     oracle = json.loads((SHARED_ORACLE / "pycanon" / "results.json").read_text())
     assert shipped == oracle
+
+
+def test_spark_engine_gives_the_pandas_numbers(spark) -> None:
+    """A PySpark DataFrame is counted by Spark (one groupBy), with pandas' numbers; the
+    individual risk with weights too."""
+    df = _random_frame(np.random.default_rng(12), 300)
+    df["w"] = np.random.default_rng(13).uniform(1, 30, len(df))
+    frame = spark.createDataFrame(df)
+    want = an.anonymity_levels(df, ["a", "b"], ["s", "u"])
+    got = an.anonymity_levels(frame, ["a", "b"], ["s", "u"])
+    for name, value in want.as_dict().items():
+        other = got.as_dict()[name]
+        assert other == value or (math.isnan(value) and math.isnan(other)), name
+    risk_pandas = an.individual_risk(df, ["a", "b"], "w")
+    risk_spark = an.individual_risk(frame, ["a", "b"], "w")
+    assert risk_spark.record_risk is None
+    assert risk_spark.sample_uniques == risk_pandas.sample_uniques
+    assert risk_spark.expected_reidentifications == pytest.approx(
+        risk_pandas.expected_reidentifications, rel=1e-12)
+    with pytest.raises(CapkitError, match="missing"):
+        an.individual_risk(spark.createDataFrame(df.assign(w=np.where(df.index == 3, np.nan,
+                                                                      df["w"]))),
+                           ["a", "b"], "w")

@@ -3,9 +3,9 @@
 Every anonymity level of :mod:`capkit.anonymity.levels` is a min or a max, over the equivalence
 classes (records that share their quasi-identifier values), of a function of the counts of the
 sensitive values in the class and in the whole table. So the table is counted once, with one
-``GROUP BY quasi-identifiers, sensitive attributes`` (:func:`capkit.counts.groups.group_rows`,
-on pandas or DuckDB), and every class and value count comes from those grouped rows; no record
-is visited in Python.
+``GROUP BY quasi-identifiers, sensitive attributes``
+(:func:`capkit.counts.groups.group_rows`, on pandas, DuckDB or Spark), and every class and
+value count comes from those grouped rows; no record is visited in Python.
 
 pycanon 1.3.6 (Sainz-Pardo Díaz & López García, "A Python library to check the level of
 anonymity of a dataset", Scientific Data 9, 2022) differs from this in two ways a user would
@@ -162,7 +162,8 @@ def group(data: object, quasi_ident: object, sens_att: object = (), *, pycanon: 
                   "(pycanon 1.3.6 raises an error on them)")
     else:
         if pycanon:
-            raise CapkitError("pycanon=True needs a pandas DataFrame counted by pandas")
+            raise CapkitError("pycanon=True needs a pandas DataFrame counted by pandas (its "
+                              "quirks are about pandas indexes)")
         frame = data
     grouped = group_rows(frame, columns, engine=engine)
     rows = grouped.frame

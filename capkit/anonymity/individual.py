@@ -67,7 +67,7 @@ class IndividualRisk:
         (sum of weights; ``fk`` without weights) and ``risk`` (r_k).
     record_risk
         Each record's risk r_k, indexed like the data (pandas engine only; ``None`` when DuckDB
-        counted, since records never come back to Python).
+        or Spark counted, since records never come back to Python).
     records
         n, the number of records.
     sample_uniques
@@ -154,8 +154,8 @@ def individual_risk(data: object, keys: object, weights: str | None = None, *,
     Parameters
     ----------
     data
-        The sample: a pandas DataFrame, or a Parquet/CSV path or glob or DuckDB relation
-        (counted by DuckDB, one ``GROUP BY``). Never modified.
+        The sample: a pandas DataFrame, a Parquet/CSV path or glob or DuckDB relation (counted
+        by DuckDB, one ``GROUP BY``) or a PySpark DataFrame (counted by Spark). Never modified.
     keys
         The key variables (quasi-identifiers) an intruder knows.
     weights
@@ -166,7 +166,7 @@ def individual_risk(data: object, keys: object, weights: str | None = None, *,
     qual
         sdcMicro's final correction factor (multiplies every risk).
     engine
-        ``"pandas"``, ``"duckdb"`` or ``None`` (from the input).
+        ``"pandas"``, ``"duckdb"``, ``"spark"`` or ``None`` (from the input).
 
     Returns
     -------

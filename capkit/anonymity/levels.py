@@ -210,14 +210,14 @@ def k_anonymity(data: object, quasi_ident: object, *, pycanon: bool = False,
     Parameters
     ----------
     data
-        pandas DataFrame (or, with ``engine="duckdb"`` or by default for them, a Parquet/CSV
-        path or glob or a DuckDB relation). Never modified.
+        pandas DataFrame, Parquet/CSV path or glob or DuckDB relation (counted by DuckDB), or
+        PySpark DataFrame (counted by Spark). Never modified.
     quasi_ident
         The quasi-identifier columns (a list, as pycanon, or one name).
     pycanon
         ``True`` leaves records with a missing quasi-identifier out, as pycanon 1.3.6 does.
     engine
-        ``"pandas"``, ``"duckdb"`` or ``None`` (from the input).
+        ``"pandas"``, ``"duckdb"``, ``"spark"`` or ``None`` (from the input).
 
     Returns
     -------
@@ -388,8 +388,9 @@ class AnonymityLevels:
 
 def anonymity_levels(data: object, quasi_ident: object, sens_att: object, gen: bool = True, *,
                      pycanon: bool = False, engine: str | None = None) -> AnonymityLevels:
-    """Every level of this module from one count of the table (one ``GROUP BY`` on pandas or
-    DuckDB): the way to measure a file larger than memory. Parameters as the functions above.
+    """Every level of this module from one count of the table (one ``GROUP BY`` on pandas,
+    DuckDB or Spark): the way to measure a file larger than memory. Parameters as the functions
+    above.
     """
     g = group(data, quasi_ident, sens_att, pycanon=pycanon, engine=engine)
     k = _check_identifying(g)

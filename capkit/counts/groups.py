@@ -1,4 +1,4 @@
-"""Counts of one table grouped by some of its columns: one ``GROUP BY`` on pandas or DuckDB.
+"""Counts of one table grouped by some of its columns: one ``GROUP BY`` on pandas, DuckDB or Spark.
 
 :func:`capkit.counts.tables.crosstab` counts two aligned tables (an original and a synthetic
 one). Measures of a single table -- k-anonymity and its relatives, the individual
@@ -10,7 +10,9 @@ sum of the weights of its records). :func:`group_rows` returns exactly that, cou
   given back);
 - by DuckDB for Parquet/CSV files, globs or DuckDB relations (or a DataFrame with
   ``engine="duckdb"``): ``SELECT cols, count(*), sum(w), ... FROM data GROUP BY cols``, one
-  streaming hash aggregation that spills to disk past memory; only the grouped rows come back.
+  streaming hash aggregation that spills to disk past memory; only the grouped rows come back;
+- by Spark for a PySpark DataFrame (or ``engine="spark"``): one ``groupBy().agg()`` on the
+  executors, the grouped rows collected to the driver.
 
 Missing values form a group of their own on both engines (pandas ``dropna=False``, SQL's NULL
 group), as in :func:`capkit.counts.tables.crosstab`.
@@ -26,8 +28,10 @@ import pandas as pd
 
 from capkit.counts.encode import as_list
 from capkit.counts.engines import duckdb as duckdb_engine
+from capkit.counts.engines import spark as spark_engine
 from capkit.counts.engines.common import (
     COUNT_COLUMN,
+    ENGINES,
     is_duckdb_relation,
     is_path,
     is_spark_frame,
@@ -58,9 +62,10 @@ class GroupedRows:
     records
         Number of rows of the table.
     engine
-        ``"pandas"`` or ``"duckdb"``.
+        ``"pandas"``, ``"duckdb"`` or ``"spark"``.
     record_group
-        For each record (in row order), its row in ``frame``; ``None`` when DuckDB counted.
+        For each record (in row order), its row in ``frame``; ``None`` when DuckDB or Spark
+        counted.
     """
 
     frame: pd.DataFrame
@@ -76,15 +81,18 @@ def _choose(data: object, engine: str | None) -> str:
         if is_path(data) or is_duckdb_relation(data):
             return "duckdb"
         if is_spark_frame(data):
-            raise CapkitError("a PySpark DataFrame cannot be grouped by this function yet: write "
-                              "it to Parquet and give the path (DuckDB counts it)")
-        raise CapkitError(f"data must be a pandas DataFrame, a Parquet/CSV path or glob or a "
-                          f"DuckDB relation; got {type(data).__name__}")
-    if engine not in ("pandas", "duckdb"):
-        raise CapkitError(f"engine must be 'pandas', 'duckdb' or None, got {engine!r}")
+            return "spark"
+        raise CapkitError(f"data must be a pandas DataFrame, a Parquet/CSV path or glob, a "
+                          f"DuckDB relation or a PySpark DataFrame; got {type(data).__name__}")
+    if engine not in ENGINES:
+        raise CapkitError(f"engine must be one of {list(ENGINES)} or None, got {engine!r}")
     if engine == "pandas" and not isinstance(data, pd.DataFrame):
         raise CapkitError("engine='pandas' needs a pandas DataFrame; use engine='duckdb' for "
-                          "files and relations")
+                          "files and relations, engine='spark' for PySpark DataFrames")
+    if engine == "duckdb" and is_spark_frame(data):
+        raise CapkitError("data is a PySpark DataFrame: count it with engine='spark'")
+    if engine == "spark" and is_duckdb_relation(data):
+        raise CapkitError("data is a DuckDB relation: count it with engine='duckdb'")
     return engine
 
 
@@ -161,25 +169,65 @@ def _group_duckdb(data: object, columns: list[str], weight: str | None,
     return GroupedRows(frame, int(frame[COUNT_COLUMN].sum()), "duckdb", None)
 
 
+def _group_spark(data: object, columns: list[str], weight: str | None, spark: Any
+                 ) -> GroupedRows:
+    require("spark")
+    from pyspark.sql import functions as F  # noqa: N812
+
+    if spark is None and is_spark_frame(data):
+        spark = data.sparkSession  # type: ignore[attr-defined]
+    spark = spark_engine.session(spark)
+    needed = columns + ([weight] if weight is not None else [])
+    if isinstance(data, pd.DataFrame):
+        _check_columns([str(c) for c in data.columns], columns, weight)
+    frame = spark_engine.spark_frame(data, spark, "data", needed)
+    _check_columns([str(c) for c in frame.columns], columns, weight)
+
+    def col(name: str) -> Any:
+        return F.col("`" + str(name).replace("`", "``") + "`")
+
+    aggregates = [F.count(F.lit(1)).alias(COUNT_COLUMN)]
+    if weight is not None:
+        w = col(weight).cast("double")
+        ok = F.when(F.isnan(w), None).otherwise(w)
+        aggregates += [F.coalesce(F.sum(ok), F.lit(0.0)).alias(WEIGHT_SUM),
+                       F.min(ok).alias(WEIGHT_MIN), F.max(ok).alias(WEIGHT_MAX),
+                       (F.count(F.lit(1)) - F.count(ok)).alias(WEIGHT_MISSING)]
+    grouped = run_grouping(
+        lambda: frame.groupBy(*[col(c) for c in columns]).agg(*aggregates).toPandas(),
+        "data", "Spark")
+    grouped[COUNT_COLUMN] = grouped[COUNT_COLUMN].to_numpy(dtype=np.int64)
+    if weight is not None:
+        grouped[WEIGHT_MISSING] = grouped[WEIGHT_MISSING].to_numpy(dtype=np.int64)
+        grouped[WEIGHT_SUM] = grouped[WEIGHT_SUM].astype(float)
+        grouped[WEIGHT_MIN] = grouped[WEIGHT_MIN].astype(float).fillna(np.inf)
+        grouped[WEIGHT_MAX] = grouped[WEIGHT_MAX].astype(float).fillna(-np.inf)
+    return GroupedRows(grouped, int(grouped[COUNT_COLUMN].sum()), "spark", None)
+
+
 def group_rows(data: object, columns: str | list[str], *, weight: str | None = None,
-               engine: str | None = None, config: dict[str, Any] | None = None
-               ) -> GroupedRows:
+               engine: str | None = None, config: dict[str, Any] | None = None,
+               spark: Any = None) -> GroupedRows:
     """Each distinct combination of ``columns`` in ``data`` and its number of records.
 
     Parameters
     ----------
     data
-        A pandas DataFrame, a Parquet/CSV path or glob (or a list of them) or a DuckDB
-        relation. Never modified.
+        A pandas DataFrame, a Parquet/CSV path or glob (or a list of them), a DuckDB relation
+        or a PySpark DataFrame. Never modified.
     columns
         The grouping columns.
     weight
         Optional numeric column whose sum, minimum, maximum and number of missing values are
         given per group (sampling weights).
     engine
-        ``"pandas"``, ``"duckdb"`` or ``None`` (pandas for a DataFrame, DuckDB otherwise).
+        ``"pandas"``, ``"duckdb"``, ``"spark"`` or ``None`` (pandas for a DataFrame, Spark for
+        a PySpark DataFrame, DuckDB otherwise).
     config
         DuckDB settings (e.g. ``{"memory_limit": "8GB", "threads": 2}``).
+    spark
+        The Spark session to count in (default: the PySpark DataFrame's, the active one, or a
+        new local one).
 
     Returns
     -------
@@ -194,6 +242,8 @@ def group_rows(data: object, columns: str | list[str], *, weight: str | None = N
     engine = _choose(data, engine)
     if engine == "pandas":
         return _group_pandas(data, cols, weight)  # type: ignore[arg-type]
+    if engine == "spark":
+        return _group_spark(data, cols, weight, spark)
     return _group_duckdb(data, cols, weight, config)
 
 

@@ -354,12 +354,14 @@ def test_shipped_reference_is_the_oracle() -> None:
     assert shipped == oracle
 
 
+@pytest.mark.slow
 def test_spark_engine_gives_the_pandas_numbers(spark) -> None:
     """A PySpark DataFrame is counted by Spark (one groupBy), with pandas' numbers; the
     individual risk with weights too."""
     df = _random_frame(np.random.default_rng(12), 300)
     df["w"] = np.random.default_rng(13).uniform(1, 30, len(df))
-    frame = spark.createDataFrame(df)
+    df["w_nan"] = np.where(df.index == 3, np.nan, df["w"])
+    frame = spark.createDataFrame(df)  # one frame for the three jobs
     want = an.anonymity_levels(df, ["a", "b"], ["s", "u"])
     got = an.anonymity_levels(frame, ["a", "b"], ["s", "u"])
     for name, value in want.as_dict().items():
@@ -372,6 +374,4 @@ def test_spark_engine_gives_the_pandas_numbers(spark) -> None:
     assert risk_spark.expected_reidentifications == pytest.approx(
         risk_pandas.expected_reidentifications, rel=1e-12)
     with pytest.raises(CapkitError, match="missing"):
-        an.individual_risk(spark.createDataFrame(df.assign(w=np.where(df.index == 3, np.nan,
-                                                                      df["w"]))),
-                           ["a", "b"], "w")
+        an.individual_risk(frame, ["a", "b"], "w_nan")

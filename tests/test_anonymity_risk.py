@@ -4,6 +4,7 @@ reference, bad weights, and DuckDB against pandas."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import warnings
 
@@ -187,3 +188,65 @@ def test_duckdb_sees_a_nan_weight() -> None:
     result = an.individual_risk(ok, ["k"], "w")
     assert result.per_key.set_index("k")["Fk"].to_dict() == {"a": 5.0, "b": 2.0}
     con.close()
+
+
+def test_wildcard_missing_values_hand_worked() -> None:
+    """sdcMicro's freqCalc: two records match when they agree wherever both have a value.
+    (F,30) matches (F,NA), (NA,NA) and the other (F,30): f = 4, F = 10+20+40+50 = 120;
+    (M,30) matches only (NA,NA): f = 2, F = 70; (NA,NA) matches all five: f = 5, F = 150."""
+    df = pd.DataFrame({"sex": ["F", "F", "M", None, "F"],
+                       "age": [30, np.nan, 30, np.nan, 30],
+                       "w": [10.0, 20.0, 30.0, 40.0, 50.0]})
+    result = an.individual_risk(df, ["sex", "age"], "w", missing="wildcard")
+    fk = result.per_key["fk"].tolist()
+    rows = result.per_key[["sex", "age"]].astype(object).where(
+        result.per_key[["sex", "age"]].notna(), None).to_numpy().tolist()
+    got = {tuple(r): (f, big) for r, f, big in zip(rows, fk, result.per_key["Fk"], strict=True)}
+    assert got == {("F", 30.0): (4, 120.0), ("F", None): (4, 120.0), ("M", 30.0): (2, 70.0),
+                   (None, None): (5, 150.0)}
+    # (M,30): f = 2, F = 70, p = 2/70: r = p/(1-p) - (p/(1-p))^2 ln(1/p) = 1/34 - ln(35)/1156
+    assert result.record_risk.iloc[2] == pytest.approx(1 / 34 - math.log(35) / 1156, rel=1e-12)
+    assert result.sample_uniques == 0
+    plain = an.individual_risk(df, ["sex", "age"], "w")
+    assert plain.sample_uniques == 3  # (F,NA), (M,30), (NA,NA) are alone as values
+    if importlib.util.find_spec("duckdb") is not None:
+        counted = an.individual_risk(df, ["sex", "age"], "w", missing="wildcard",
+                                     engine="duckdb")
+        assert sorted(counted.per_key["fk"]) == sorted(fk)
+        assert counted.expected_reidentifications == pytest.approx(
+            result.expected_reidentifications, rel=1e-12)
+
+
+def _f2(df: pd.DataFrame, keys: list[str], weight: str) -> tuple[list[int], list[float]]:
+    """sdcMicro's C routine f2, record pair by record pair."""
+    rows = df[keys].to_numpy(dtype=object)
+    w = df[weight].to_numpy(dtype=float)
+    n = len(rows)
+    fk, big = [1] * n, list(w)
+    for i in range(n):
+        for j in range(i + 1, n):
+            differ = any(not pd.isna(a) and not pd.isna(b) and a != b
+                         for a, b in zip(rows[i], rows[j], strict=True))
+            if not differ:
+                fk[i] += 1
+                fk[j] += 1
+                big[i] += w[j]
+                big[j] += w[i]
+    return fk, big
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_wildcard_counts_equal_sdcmicros_pairwise_loop(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 80
+    df = pd.DataFrame({"a": rng.choice(["p", "q", None], n, p=[0.5, 0.4, 0.1]),
+                       "b": np.where(rng.random(n) < 0.15, np.nan, rng.integers(0, 4, n)),
+                       "c": rng.choice(["x", "y", None], n, p=[0.6, 0.3, 0.1]),
+                       "w": rng.uniform(1, 20, n)})
+    fk, big = _f2(df, ["a", "b", "c"], "w")
+    result = an.individual_risk(df, ["a", "b", "c"], "w", missing="wildcard")
+    per_record = result.record_risk.to_numpy()
+    want = an.benedetti_franconi(np.array(fk), np.array(big))
+    assert per_record == pytest.approx(want, rel=1e-12)
+    assert result.sample_uniques == sum(1 for f in fk if f == 1)
+    assert result.expected_reidentifications == pytest.approx(want.sum(), rel=1e-12)

@@ -13,6 +13,7 @@ from capkit.anonymity.individual import (
     benedetti_franconi,
     individual_risk,
     sample_uniques,
+    wildcard_counts,
 )
 from capkit.anonymity.levels import (
     AnonymityLevels,
@@ -46,4 +47,5 @@ __all__ = [
     "recursive_c_l_diversity",
     "sample_uniques",
     "t_closeness",
+    "wildcard_counts",
 ]

@@ -28,9 +28,12 @@ r_k; the *expected number of re-identifications* is the sum of the records' risk
 ER = sum_k f_k r_k (sdcMicro's ``global_risk_ER``), and the *global risk* ER / n
 (``global_risk``). *Sample uniques* are the records with f_k = 1.
 
-Differences from sdcMicro, stated: sdcMicro's ``freqCalc`` lets a missing key value match any
-value (a wildcard, its ``alpha = 1``); capkit counts a missing value as a value of its own, so
-that the count is one ``GROUP BY``. sdcMicro's ``method = "exact"`` series is not implemented.
+Missing key values: sdcMicro's ``freqCalc`` lets a missing value match any value (a wildcard:
+two records match when they agree on every key that both have), so f_k and F_k of a record
+count every record it matches. capkit's default counts a missing value as a value of its own
+(as everywhere in capkit); ``missing="wildcard"`` counts as sdcMicro does, from the grouped rows
+(:func:`wildcard_counts`), so it too needs one ``GROUP BY`` only. sdcMicro's
+``method = "exact"`` series is not implemented.
 """
 
 from __future__ import annotations
@@ -120,6 +123,41 @@ def benedetti_franconi(fk: np.ndarray, Fk: np.ndarray, qual: float = 1.0) -> np.
     return risk * qual
 
 
+def wildcard_counts(keys: pd.DataFrame, records: np.ndarray, weights: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """sdcMicro's frequencies with missing values as wildcards (``freqCalc``, C routine
+    ``f2``): for each distinct row t of ``keys`` (one per grouped row, holding ``records[t]``
+    records of total weight ``weights[t]``), f(t) and F(t) are the sums over every row u that
+    agrees with t on each key column where both have a value.
+
+    Rows are handled by missingness pattern: for two patterns A and B the rows match on the
+    columns observed in both, so one merge on those columns per pair of patterns gives all
+    matches (a loop over the patterns present, at most 2^keys, never over records or rows).
+    """
+    observed = keys.notna().to_numpy()
+    pattern = observed @ (1 << np.arange(observed.shape[1], dtype=np.int64))
+    fk = np.zeros(len(keys), dtype=np.int64)
+    Fk = np.zeros(len(keys))  # noqa: N806
+    patterns = np.unique(pattern)
+    plain = keys.reset_index(drop=True).astype(object)
+    for a in patterns:  # patterns of the rows that receive
+        rows_a = np.flatnonzero(pattern == a)
+        for b in patterns:  # patterns of the rows that are matched
+            rows_b = np.flatnonzero(pattern == b)
+            common = [c for k, c in enumerate(keys.columns) if (a >> k) & 1 and (b >> k) & 1]
+            if not common:
+                fk[rows_a] += records[rows_b].sum()
+                Fk[rows_a] += weights[rows_b].sum()
+                continue
+            side_b = plain.iloc[rows_b][common].assign(__n=records[rows_b], __w=weights[rows_b])
+            sums = side_b.groupby(common, sort=False)[["__n", "__w"]].sum().reset_index()
+            side_a = plain.iloc[rows_a][common].assign(__row=rows_a)
+            hit = side_a.merge(sums, on=common, how="inner")
+            fk[hit["__row"].to_numpy()] += hit["__n"].to_numpy(dtype=np.int64)
+            Fk[hit["__row"].to_numpy()] += hit["__w"].to_numpy(dtype=float)
+    return fk, Fk
+
+
 def _check_weights(frame: pd.DataFrame, n: int, weights: str, population: float | None) -> None:
     missing = int(frame[WEIGHT_MISSING].sum())
     if missing:
@@ -148,7 +186,7 @@ def _check_weights(frame: pd.DataFrame, n: int, weights: str, population: float 
 
 def individual_risk(data: object, keys: object, weights: str | None = None, *,
                     population: float | None = None, qual: float = 1.0,
-                    engine: str | None = None) -> IndividualRisk:
+                    missing: str = "value", engine: str | None = None) -> IndividualRisk:
     """Sample uniques, individual risk and expected re-identifications of a sample.
 
     Parameters
@@ -165,6 +203,11 @@ def individual_risk(data: object, keys: object, weights: str | None = None, *,
         Optional size of the population; the weights must sum to it within 1%.
     qual
         sdcMicro's final correction factor (multiplies every risk).
+    missing
+        ``"value"`` (default): a missing key value is a value of its own, as everywhere in
+        capkit. ``"wildcard"``: a missing value matches every value, as sdcMicro's
+        ``freqCalc`` counts (:func:`wildcard_counts`); ``per_key`` then also gives
+        ``records``, the records with exactly that row's values.
     engine
         ``"pandas"``, ``"duckdb"``, ``"spark"`` or ``None`` (from the input).
 
@@ -197,21 +240,29 @@ def individual_risk(data: object, keys: object, weights: str | None = None, *,
     key_cols = column_list(keys, "keys")
     if not (isinstance(qual, int | float) and qual > 0):
         raise CapkitError(f"qual must be a positive number, got {qual!r}")
+    if missing not in ("value", "wildcard"):
+        raise CapkitError(f"missing must be 'value' or 'wildcard', got {missing!r}")
     grouped = group_rows(data, key_cols, weight=weights, engine=engine)
     frame, n = grouped.frame, grouped.records
-    fk = frame[COUNT_COLUMN].to_numpy(dtype=np.int64)
+    records = frame[COUNT_COLUMN].to_numpy(dtype=np.int64)  # records with exactly these values
     if weights is not None:
         _check_weights(frame, n, weights, population)
-        Fk = frame[WEIGHT_SUM].to_numpy(dtype=float)  # noqa: N806
+        weight_sum = frame[WEIGHT_SUM].to_numpy(dtype=float)
     else:
         if population is not None:
             raise CapkitError("population needs weights (a column of sampling weights)")
-        Fk = fk.astype(float)  # noqa: N806
+        weight_sum = records.astype(float)
+    if missing == "wildcard":
+        fk, Fk = wildcard_counts(frame[key_cols], records, weight_sum)  # noqa: N806
+    else:
+        fk, Fk = records, weight_sum  # noqa: N806
     risk = benedetti_franconi(fk, Fk, qual)
     if n > 1 and fk.max() == 1:
         warnings.warn(f"every one of the {n} records is unique on the keys {key_cols}: they act "
                       "as an identifier", IdentifyingKeysWarning, stacklevel=2)
     per_key = frame[key_cols].copy()
+    if missing == "wildcard":
+        per_key["records"] = records
     per_key["fk"] = fk
     per_key["Fk"] = Fk
     per_key["risk"] = risk
@@ -222,8 +273,8 @@ def individual_risk(data: object, keys: object, weights: str | None = None, *,
         per_key=per_key,
         record_risk=record_risk,
         records=n,
-        sample_uniques=int(fk[fk == 1].sum()),
-        expected_reidentifications=float(np.sum(fk * risk)),
+        sample_uniques=int(records[fk == 1].sum()),
+        expected_reidentifications=float(np.sum(records * risk)),
         weighted=weights is not None,
     )
 

@@ -1,20 +1,58 @@
-"""synthpop's printed forms of ``disclosure`` and ``multi.disclosure`` results (spec 8, 9.4).
+"""synthpop's printed forms of ``disclosure`` and ``multi.disclosure`` results (Raab, Nowok &
+Dibben's synthpop 1.9-2, ``print.disclosure`` and ``print.multi.disclosure``).
 
-Rounding happens here only; the result objects hold unrounded values.
+Rounding happens here only; the result objects hold unrounded values. The printers read what
+they print through two protocols (the attributes of
+:class:`capkit.disclosure.result.DisclosureResult` and ``DisclosureSummary``), so this module
+imports nothing of the results that call it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
 from capkit.errors import CapkitError
 
-if TYPE_CHECKING:
-    from capkit.disclosure.result import DisclosureResult, DisclosureSummary
+
+class PrintableResult(Protocol):
+    """What :func:`format_disclosure` prints: a
+    :class:`capkit.disclosure.result.DisclosureResult`."""
+
+    ident: pd.DataFrame
+    attrib: pd.DataFrame
+    allcaps: pd.DataFrame
+    check_1way: list
+    check_2way: list
+    check1: list
+    check2: list
+    nexclusions: list
+    keys: list[str]
+    target: str
+    m: int
+    n_orig: int
+    digits: int
+
+    @property
+    def any_excluded(self) -> bool: ...
+
+
+class PrintableSummary(Protocol):
+    """What :func:`format_summary` prints: a
+    :class:`capkit.disclosure.result.DisclosureSummary`."""
+
+    attrib_table: pd.DataFrame
+    ident_orig: object
+    ident_syn: object
+    ident_meas: str
+    attrib_meas: str
+    keys: list[str]
+    m: int
+    n_orig: int
+    digits: int
 
 PRINT_CHOICES = ("short", "ident", "attrib", "allcaps", "check_1way", "check_2way", "all",
                  "exclusions")
@@ -70,7 +108,7 @@ def _per_synthesis(tables: Sequence[pd.DataFrame | None], digits: int) -> list[s
     return lines
 
 
-def format_disclosure(result: DisclosureResult, to_print: str | Sequence[str] = "short") -> str:
+def format_disclosure(result: PrintableResult, to_print: str | Sequence[str] = "short") -> str:
     """The text synthpop's ``print.disclosure`` writes (spec 8)."""
     choices = [to_print] if isinstance(to_print, str) else list(to_print)
     bad = [c for c in choices if c not in PRINT_CHOICES]
@@ -126,7 +164,7 @@ def format_disclosure(result: DisclosureResult, to_print: str | Sequence[str] = 
     return "\n".join(lines)
 
 
-def format_summary(summary: DisclosureSummary) -> str:
+def format_summary(summary: PrintableSummary) -> str:
     """The text synthpop's ``print.multi.disclosure`` writes (spec 9.4)."""
     digits = summary.digits
     keys = " ".join(summary.keys)

@@ -20,7 +20,7 @@ test: $(STAMP)
 	$(BIN)/ruff check capkit tests benchmarks
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mkdocs build --strict --quiet
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --nbval --nbval-current-env -p no:randomly notebooks
 
 ## reproduce: execute every experiment notebook, write figures/ and figures/claims.md

@@ -23,3 +23,11 @@ def spark():
     from capkit.counts.engines.spark import session
 
     return session()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that uses the Spark session runs on one xdist worker (``--dist loadgroup`` in
+    ``make test``): a Spark start-up costs about 40 s of CPU, once instead of once per worker."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))

@@ -1,6 +1,6 @@
 """Attacks: an intruder's inference as a classifier (Hittmeir, Mayer & Ekelhart 2020), singling
-out and linkability, RAPID (Templ, Thees & Müller 2026), each with the membership control that tells disclosure from inference
-anyone could make. Names only."""
+out and linkability, RAPID (Templ, Thees & Müller 2026), each with the membership control that
+tells disclosure from inference anyone could make. Names only."""
 
 from capkit.attacks.attackers import DEFAULT_ATTACKERS, REGISTRY, Attacker
 from capkit.attacks.attribute import AttackResult, GroupScore, attribute_attack

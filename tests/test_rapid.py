@@ -356,3 +356,24 @@ def test_simulate_microdata():
         simulate_microdata(-1)
     with pytest.raises(CapkitError, match="n must"):
         simulate_microdata(1, n=1)
+
+
+def test_rpart_attacker_gives_leaf_shares():
+    from capkit.papers.templ_thees_mueller import RPART, RpartClassifier
+
+    data = simulate_microdata(10, n=400, seed=2)
+    x = np.column_stack([data["age"], data["income"], data["education"].cat.codes])
+    y = data["disease_status"].cat.codes.to_numpy()
+    model = RpartClassifier().fit(x, y)
+    probs = model.predict_proba(x)
+    assert probs.sum(axis=1) == pytest.approx(np.ones(len(y)), abs=1e-12)
+    # a training record's probabilities are the class shares of the records in its leaf
+    leaves = model.tree_.training_leaves
+    for leaf in np.unique(leaves):
+        members = leaves == leaf
+        shares = np.bincount(y[members], minlength=3) / members.sum()
+        assert probs[members] == pytest.approx(np.tile(shares, (members.sum(), 1)), abs=1e-12)
+    keys = ["gender", "age", "education", "income", "health_score"]
+    result = rapid(data, data, keys, "disease_status", attacker=RPART, n_bootstrap=0,
+                   n_permutations=0)
+    assert result.attacker == "rpart" and 0 < result.rapid < 1

@@ -377,3 +377,20 @@ def test_rpart_attacker_gives_leaf_shares():
     result = rapid(data, data, keys, "disease_status", attacker=RPART, n_bootstrap=0,
                    n_permutations=0)
     assert result.attacker == "rpart" and 0 < result.rapid < 1
+
+
+def test_paper_experiment_helpers():
+    from capkit.papers.templ_thees_mueller import experiments as paper
+
+    assert paper.band(0.866, 0.008) == (0.85, 0.882)
+    runs = paper.simulation_runs([10], 2, {"cap": "cap"}, taus=[0.3, 0.5], n=300, seed=1)
+    assert len(runs) == 4 and runs.equals(
+        paper.simulation_runs([10], 2, {"cap": "cap"}, taus=[0.3, 0.5], n=300, seed=1))
+    summary = paper.simulation_summary(runs)
+    assert summary["replications"].tolist() == [2, 2]
+    first = runs[runs["tau"] == 0.3]["rapid"]
+    assert summary.loc[summary["tau"] == 0.3, "rapid_mean"].item() == pytest.approx(first.mean())
+    adult = pd.DataFrame({"age": [30, 40], "fnlwgt": [1, 2], "education": ["a", "b"],
+                          "income": ["small", None]})
+    assert list(paper.adult_frame(adult).columns) == ["age", "income"]
+    assert len(paper.adult_frame(adult)) == 1

@@ -394,3 +394,19 @@ def test_paper_experiment_helpers():
                           "income": ["small", None]})
     assert list(paper.adult_frame(adult).columns) == ["age", "income"]
     assert len(paper.adult_frame(adult)) == 1
+
+
+def test_no_guess_is_no_prediction_and_never_at_risk():
+    original = pd.DataFrame({"key": ["a", "z"], "d": ["x", "y"], "v": [1.0, 2.0]})
+    synthetic = pd.DataFrame({"key": ["a", "a"], "d": ["x", "y"], "v": [1.0, 1.0]})
+    cat = rapid(original, synthetic, ["key"], "d", attacker="cap", n_bootstrap=0,
+                n_permutations=0, allow_disjoint_levels=True)
+    assert cat.records["predicted"].isna().tolist() == [False, True]
+    assert cat.records["at_risk"].tolist() == [False, False]  # g = 0.5 = b; no guess: g = 0
+    assert cat.scores["accuracy"] == 0.5
+    num = rapid(original, synthetic, ["key"], "v", attacker="cap", n_bootstrap=0,
+                n_permutations=0, allow_disjoint_levels=True)
+    assert num.records["at_risk"].tolist() == [True, False]
+    assert num.scores["mae"] == 0.0
+    with pytest.raises(CapkitError, match="group"):
+        num.curve(group="holdout")

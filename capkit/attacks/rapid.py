@@ -84,7 +84,8 @@ class GroupRapid:
         ``at_risk / n``.
     scores
         Categorical: ``accuracy`` (the most probable class is the true one, ties to the first
-        class) and ``mean_gain``. Continuous: ``mae``, ``rmse`` and ``median_error``.
+        class; no guess, as ``"cap"`` without a matching key, is wrong) and ``mean_gain``.
+        Continuous: ``mae``, ``rmse`` and ``median_error`` over the records with a guess.
     """
 
     n: int
@@ -125,8 +126,8 @@ class RapidResult:
     records
         One row per scored record, index ``(group, record)`` (group ``"member"`` or
         ``"holdout"``; record: the frame's index label): ``observed``, ``predicted`` (the most
-        probable class, or the predicted value), then ``probability`` (g_i), ``baseline`` (b_i)
-        and ``gain`` (r_i), or ``error`` (e_i); and ``at_risk``.
+        probable class, or the predicted value; NaN without a guess), then ``probability``
+        (g_i), ``baseline`` (b_i) and ``gain`` (r_i), or ``error`` (e_i); and ``at_risk``.
     confidence
         Confidence level of the intervals.
     """
@@ -164,6 +165,9 @@ class RapidResult:
             thresholds = sc.DEFAULT_TAUS if categorical else sc.DEFAULT_EPSILONS
         values = np.asarray(thresholds, dtype=np.float64)
         column = "gain" if categorical else "error"
+        groups = self.records.index.get_level_values("group")
+        if group not in set(groups):
+            raise CapkitError(f"group must be one of {sorted(set(groups))}, got {group!r}")
         scores = self.records.loc[group, column].to_numpy(np.float64)
         shares = sc.share_above(scores[None, :], values, categorical)[0]
         return pd.Series(shares, index=pd.Index(values, name="threshold"), name="rapid")
@@ -227,7 +231,7 @@ def _score_group(grid: Grid, rows: np.ndarray, predicted: np.ndarray, categorica
         g = predicted[np.arange(len(rows)), rows]
         b = sc.class_shares(rows, n_classes)[rows]
         score = sc.normalized_gain(g, b)
-        best = np.argmax(predicted, axis=1)
+        best = np.where(predicted.sum(axis=1) > 0, np.argmax(predicted, axis=1), -1)
         columns = {"observed_row": rows, "predicted_row": best, "probability": g,
                    "baseline": b, "gain": score}
     else:
@@ -246,8 +250,11 @@ def _group_result(columns: dict, categorical: bool) -> GroupRapid:
                   "mean_gain": float(np.nanmean(columns["gain"])) if n else float("nan")}
     else:
         gap = columns["predicted"] - columns["observed"]
-        scores = {"mae": float(np.mean(np.abs(gap))), "rmse": float(np.sqrt(np.mean(gap**2))),
-                  "median_error": float(np.median(columns["error"]))}
+        made = ~np.isnan(gap)  # "cap" has no guess for a key absent from the release
+        scores = {"mae": float(np.mean(np.abs(gap[made]))) if made.any() else float("nan"),
+                  "rmse": float(np.sqrt(np.mean(gap[made] ** 2))) if made.any() else float("nan"),
+                  "median_error": float(np.median(columns["error"][made])) if made.any()
+                  else float("nan")}
     return GroupRapid(n, k, k / n, scores)
 
 
@@ -255,8 +262,9 @@ def _records_frame(grid: Grid, columns: dict, labels: np.ndarray, categorical: b
                    ) -> pd.DataFrame:
     if categorical:
         names = grid.target_labels
+        best = columns["predicted_row"]
         data = {"observed": names[columns["observed_row"]],
-                "predicted": names[columns["predicted_row"]],
+                "predicted": np.where(best >= 0, names[np.maximum(best, 0)], np.nan),
                 **{c: columns[c] for c in ("probability", "baseline", "gain", "at_risk")}}
     else:
         data = columns

@@ -5,6 +5,7 @@ loops, the k-fold evaluation, the simulation's data-generating process and bad i
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -410,3 +411,26 @@ def test_no_guess_is_no_prediction_and_never_at_risk():
     assert num.scores["mae"] == 0.0
     with pytest.raises(CapkitError, match="group"):
         num.curve(group="holdout")
+
+
+RAPID_ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracle" / "rapid"
+
+
+@pytest.mark.skipif(not (RAPID_ORACLE / "README.md").is_file(),
+                    reason="the paper's numbers (../shared/oracle/rapid) are not beside")
+def test_paper_numbers_equal_the_oracle_notes():
+    """The constants the notebook checks against are the ones read from the paper's source."""
+    import re
+
+    from capkit.papers.templ_thees_mueller import experiments as paper
+
+    text = (RAPID_ORACLE / "README.md").read_text()
+    for kappa, cells in paper.SIM2.items():
+        row = re.search(rf"^\| {kappa} +\|(.*)\|$", text, re.MULTILINE).group(1)
+        printed = [tuple(map(float, m)) for m in re.findall(r"([\d.]+) \(([\d.]+)\)", row)]
+        assert printed == [cells[t] for t in (0.2, 0.3, 0.4, 0.5)]
+    for name, label in (("cart", "CART"), ("gbm", "GBM"), ("rf", "RF")):
+        mean, sd = re.search(rf"{label} ([\d.]+) \(([\d.]+)\)", text).groups()
+        assert (float(mean), float(sd)) == paper.SIM4[name][:2]
+    adult = re.findall(r"([\d.]+) \[([\d.]+), ([\d.]+)\]", text.split("Adult")[1])
+    assert [tuple(map(float, a)) for a in adult] == [a[:3] for a in paper.ADULT]

@@ -131,7 +131,11 @@ def _fast(name: str, estimator: BaseEstimator, **options: object) -> Attacker:
 
 #: capkit's attackers by target kind. Classifiers follow the paper's set (random forest, SVM,
 #: naive Bayes, k-NN, logistic regression, their hard vote); regressors its numeric set
-#: (linear regression, SVR, MLP, their mean) plus random forest and k-NN.
+#: (linear regression, SVR, MLP, their mean) plus random forest and k-NN. ``"ranger"`` is the
+#: forest of R's ranger with its defaults, as RAPID (Templ, Thees & Müller 2026) uses it: 500
+#: trees fitted on the records, floor(sqrt(p)) keys tried per split, no split of a node under
+#: 10 records (classification; 5 for regression), categorical keys as ordered level codes
+#: (ranger's ``respect.unordered.factors = "ignore"``), numbers as they are.
 REGISTRY: dict[str, dict[str, Attacker]] = {
     CATEGORICAL: {
         "cap": Attacker("cap", "cap"),
@@ -145,6 +149,9 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "lr": _fast("lr", LogisticRegression(max_iter=1000)),
         "ensemble": Attacker("ensemble", "ensemble", members=("rf", "svm", "nb", "knn", "lr")),
         "dummy": Attacker("dummy", "dummy"),
+        "ranger": Attacker("ranger", "estimator", RandomForestClassifier(
+            n_estimators=500, max_features="sqrt", min_samples_split=10),
+            keys_as="ordinal", numeric_as="raw"),
     },
     NUMERIC: {
         "cap": Attacker("cap", "cap"),
@@ -158,6 +165,9 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "lr": _fast("lr", LinearRegression()),
         "ensemble": Attacker("ensemble", "ensemble", members=("lr", "svm", "mlp")),
         "dummy": Attacker("dummy", "dummy"),
+        "ranger": Attacker("ranger", "estimator", RandomForestRegressor(
+            n_estimators=500, max_features="sqrt", min_samples_split=5),
+            keys_as="ordinal", numeric_as="raw"),
     },
 }
 

@@ -93,10 +93,17 @@ def features(spec: Attacker, grid: Grid, train_combos: np.ndarray, weights: np.n
     return np.hstack(blocks) if blocks else np.zeros((len(combos), 0))
 
 
-def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, seed: int
-                   ) -> np.ndarray:
+def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, seed: int,
+                   proba: bool = False) -> np.ndarray:
+    """Fit ``spec``'s estimator on group ``train`` and predict the key combinations ``query``:
+    target row codes or values, or with ``proba`` the (len(query), I) class probabilities over
+    the grid's target rows (a class the estimator never saw has probability 0)."""
     rows, cols, counts = _training_cells(grid, train)
     model = seeded(spec, seed)
+    if proba and not hasattr(model, "predict_proba"):
+        raise CapkitError(f"attacker {spec.name!r} gives no class probabilities (no "
+                          "predict_proba); use a classifier that does, e.g. 'ranger' or 'rf' "
+                          "(an SVC needs probability=True)")
     if spec.compress:
         x_train = features(spec, grid, cols, counts, cols)
         y_rows, weight = rows, counts
@@ -131,6 +138,11 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
             model.fit(x_train, y)
         else:
             model.fit(x_train, y, sample_weight=weight)
+        if proba:
+            shares = np.asarray(model.predict_proba(x_query), dtype=np.float64)
+            out = np.zeros((len(query), grid.counts(train).shape[0]))
+            out[:, np.asarray(model.classes_, dtype=np.int64)] = shares
+            return out
         predicted = np.asarray(model.predict(x_query))
     if grid.kind == NUMERIC:
         return predicted.astype(np.float64) * spread + centre
@@ -262,4 +274,46 @@ def predict(attacker: str | Attacker | object, grid: Grid, train: str, query: np
     return out
 
 
-__all__ = ["best_constant", "features", "predict", "vote"]
+def probabilities(attacker: str | Attacker | object, grid: Grid, train: str, query: np.ndarray,
+                  seed: int = 0, cache: dict | None = None) -> np.ndarray:
+    """Class probabilities of a categorical target: ``attacker`` trained on group ``train``, for
+    the key combinations ``query`` of ``grid``; (len(query), I) over the grid's target rows.
+
+    An estimator gives its ``predict_proba`` (a class it never saw: 0); ``"cap"``, ``"gcap"``
+    and ``"dummy"`` the target shares of their pool of training records (``"cap"`` without a
+    matching key: all 0); ``"nn"`` probability 1 for the nearest record's target; an ensemble the
+    mean of its members' probabilities (a soft vote). ``cache`` as in :func:`predict`.
+    """
+    spec = resolve(attacker, grid.kind)
+    if grid.kind == NUMERIC:
+        raise CapkitError(f"class probabilities need a categorical target; {grid.target!r} is "
+                          "numeric")
+    key = ("probabilities", spec.name, train)
+    if cache is not None and key in cache:
+        return cache[key]
+    n_targets = grid.counts(train).shape[0]
+    if spec.method == "estimator":
+        out = _fit_estimator(spec, grid, train, query, seed, proba=True)
+    elif spec.method in ("cap", "gcap", "dummy"):
+        counts = grid.counts(train)
+        if spec.method == "dummy":
+            totals = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
+            pools = np.repeat(totals[None, :], len(query), axis=0)
+        else:
+            pools = nearest_pools(counts, grid.parts, query, generalized=spec.method == "gcap")
+            pools = np.asarray(sparse.csc_array(pools).toarray()).T
+        sizes = pools.sum(axis=1, keepdims=True)
+        out = np.divide(pools, sizes, out=np.zeros_like(pools), where=sizes > 0)
+    elif spec.method == "nn":
+        rows = predict(spec, grid, train, query, seed)
+        out = np.zeros((len(query), n_targets))
+        out[np.arange(len(query)), rows] = 1.0
+    else:
+        parts = [probabilities(m, grid, train, query, seed, cache) for m in spec.members]
+        out = np.mean(parts, axis=0)
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+__all__ = ["best_constant", "features", "predict", "probabilities", "vote"]

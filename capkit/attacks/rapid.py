@@ -39,6 +39,7 @@ from capkit.attacks.attribute import _per_group
 from capkit.attacks.fit import predict, probabilities
 from capkit.attacks.grid import Grid, prepare
 from capkit.control import ControlComparison, compare_to_control
+from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
 
 
@@ -426,7 +427,10 @@ def rapid(
     seed
         Seeds the attacker's ``random_state``, the bootstrap and the permutations.
     kind
-        ``"auto"``, ``"categorical"`` or ``"numeric"`` (of the target).
+        ``"auto"``, ``"categorical"`` or ``"numeric"`` (of the target). ``"auto"`` follows the
+        R code: a numeric column is continuous, whatever its number of values (the other
+        attacks of capkit treat a numeric column with at most 20 values as a category; pass
+        ``kind="categorical"`` for that reading).
     confidence
         Confidence level of the Wilson and bootstrap intervals.
     n_bootstrap
@@ -466,6 +470,8 @@ def rapid(
     check_options(tau, epsilon, delta, error, alpha)
     if same_columns:
         check_columns(original, synthetic)
+    if kind == "auto" and isinstance(original, pd.DataFrame) and target in original.columns:
+        kind = "numeric" if is_numeric(original[target]) else "categorical"
     grid = prepare(original, synthetic, keys, target, holdout=holdout, kind=kind,
                    check_overlap=check_overlap, allow_disjoint_levels=allow_disjoint_levels)
     index = {"members": original.index}

@@ -26,13 +26,15 @@ it out; every flag is a vectorised look-up into those outputs:
     member alone: the query's ``original_row``.
 ``attack``
     For some target, the attribute attack of Hittmeir, Mayer & Ekelhart (2020) guesses this
-    member's value right *and* its success among the holdout's look-alikes (the holdout records
-    with the same key combination) is lower than among the members with that combination. The
-    attack's guess is a function of the keys alone, so within one combination members and
-    holdout records get the same guess: a lower holdout rate is what the synthesis told about
-    the members beyond what it tells about anyone with their keys. A combination no holdout
-    record has is compared with the holdout's rate over all its records. Needs a holdout.
-    ``attack targets`` names the targets.
+    member's value right while it guesses wrong for every one of the holdout's look-alikes
+    (the holdout records with the same key combination; there must be at least one). The
+    attack's guess is a function of the keys alone, so the member and its look-alikes get the
+    same guess: right for the member and wrong for all of them is what the synthesis told about
+    this member beyond what it tells about anyone with its keys. A weaker rule (the look-alikes'
+    rate merely below the members' rate in the combination) flags about half the right guesses
+    of a synthesis that learnt nothing, by chance; a combination no holdout record has gives no
+    evidence either way and is not flagged (its members' exposure shows as sample and
+    replicated uniques and DiSCO). Needs a holdout. ``attack targets`` names the targets.
 
 The score is a weighted count of the flags, weights by severity (:data:`WEIGHTS`): an exact
 copy 5; a near copy 3; a replicated unique 3; DiSCO, attack and singled out 2 each; a sample
@@ -124,22 +126,19 @@ def _cell_flags(cells: CellTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _attack_flag(records: pd.DataFrame, codes_m: np.ndarray, codes_h: np.ndarray
                  ) -> np.ndarray:
-    """Members the attack guesses right where the holdout's look-alikes fare worse."""
+    """Members the attack guesses right while it guesses wrong for every holdout record with
+    their key combination (at least one)."""
     n, size = len(codes_m), int(max(codes_m.max(initial=-1), codes_h.max(initial=-1))) + 1
     groups = records.index.get_level_values("group")
     mem, hold = records[groups == "member"], records[groups == "holdout"]
     at_m = mem.index.get_level_values("record").to_numpy(dtype=np.int64)
     at_h = hold.index.get_level_values("record").to_numpy(dtype=np.int64)
     right_m, right_h = mem["correct"].to_numpy(dtype=bool), hold["correct"].to_numpy(dtype=bool)
-    m_n = np.bincount(codes_m[at_m], minlength=size)
-    m_ok = np.bincount(codes_m[at_m], weights=right_m, minlength=size)
-    h_n = np.bincount(codes_h[at_h], minlength=size)
-    h_ok = np.bincount(codes_h[at_h], weights=right_h, minlength=size)
-    overall = h_ok.sum() / h_n.sum() if h_n.sum() else 0.0
-    h_rate = np.divide(h_ok, h_n, out=np.full(size, overall), where=h_n > 0)
-    m_rate = np.divide(m_ok, m_n, out=np.zeros(size), where=m_n > 0)
+    look_alikes = np.bincount(codes_h[at_h], minlength=size)
+    right_alikes = np.bincount(codes_h[at_h[right_h]], minlength=size)
+    cell = codes_m[at_m]
     flag = np.zeros(n, dtype=bool)
-    flag[at_m] = right_m & (h_rate[codes_m[at_m]] < m_rate[codes_m[at_m]])
+    flag[at_m] = right_m & (look_alikes[cell] > 0) & (right_alikes[cell] == 0)
     return flag
 
 
@@ -257,14 +256,14 @@ def flag_lists(table: pd.DataFrame) -> list[list[str]]:
 
 
 def top(table: pd.DataFrame, n: int = 10) -> pd.DataFrame:
-    """The ``n`` most exposed records of each synthesis with a score above 0, by rank."""
+    """The ``n`` most exposed records of each synthesis with a score above 0, by rank
+    (syntheses in the table's order)."""
     if table.empty:
         return table
+    order = {v: j for j, v in enumerate(pd.unique(table["synthesis"]))}
     chosen = table[(table["score"] > 0) & (table["rank"] <= n)]
-    return chosen.sort_values(["synthesis", "rank"], kind="stable",
-                              key=lambda s: s.map({v: j for j, v in enumerate(
-                                  pd.unique(table["synthesis"]))}) if s.name == "synthesis"
-                              else s)
+    where = chosen["synthesis"].map(order).to_numpy()
+    return chosen.iloc[np.lexsort((chosen["rank"].to_numpy(), where))]
 
 
 def masked(table: pd.DataFrame, keys: Sequence[str], show: bool = False,

@@ -19,7 +19,9 @@ holdout of records not used for the synthesis, and runs on each synthesis:
 Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules of
 :mod:`capkit.audit.verdicts`; the members-vs-holdout comparison is always
 :func:`capkit.control.compare_to_control`. Default keys and targets:
-:mod:`capkit.audit.defaults`.
+:mod:`capkit.audit.defaults`. What each measure returned record by record is kept (an
+:class:`capkit.audit.at_risk.Evidence` per synthesis) for the people at risk
+(:attr:`Audit.records_at_risk`).
 """
 
 from __future__ import annotations

@@ -322,3 +322,33 @@ def test_every_flag_occurs_in_these_cases(case: dict) -> None:
     """The reference comparisons above check each flag on records where it is set."""
     table = case["audit"].records_at_risk
     assert all(table[f].any() for f in FLAGS), table[list(FLAGS)].sum().to_dict()
+
+
+def test_missing_values_are_a_level_like_synthpops(case: dict) -> None:
+    members = case["members"].copy()
+    synthetic = case["named"]["exact"].copy()
+    members.loc[::7, "region"] = np.nan
+    synthetic.loc[::5, "region"] = np.nan
+    members.loc[::11, "smoke"] = np.nan
+    result = audit(members, {"s": synthetic}, keys=KEYS, targets=TARGETS, seed=0,
+                   families=["synthpop measures"])
+    mine = result.records_at_risk
+    filled_m, filled_s = members.fillna("<NA>"), synthetic.fillna("<NA>")
+    unique, replicated = _ref_uniques(filled_m, filled_s)
+    np.testing.assert_array_equal(mine["sample unique"], unique)
+    np.testing.assert_array_equal(mine["replicated unique"], replicated)
+    for t in TARGETS:
+        flagged = mine["DiSCO targets"].str.split(", ").map(lambda x, t=t: t in x)
+        np.testing.assert_array_equal(flagged, _ref_disco(filled_m, filled_s, t))
+
+
+def test_without_holdout_near_copies_and_attack_are_not_flagged(case: dict) -> None:
+    result = audit(case["members"], {"exact": case["named"]["exact"]}, keys=KEYS,
+                   targets=TARGETS, seed=0, families=["distance", "attribute attacks"])
+    mine = result.records_at_risk
+    assert not mine["near copy"].any() and not mine["attack"].any()
+    assert mine["exact copy"].sum() == (_mine(case, "exact")["exact copy"]).sum()
+    note = [n for n in result.notes if n.startswith("records at risk")]
+    assert note and "near copy" in note[0] and "attack" in note[0]
+    text = render(custodian_report(result, "capkit report", {}, []), "html")
+    assert "The people at risk" in text and "Records at risk: exact" in text

@@ -79,6 +79,7 @@ def baseline_table(
     check_overlap: bool = True,
     allow_disjoint_levels: bool = False,
     kinds: Mapping[str, str] | None = None,
+    records: dict | None = None,
 ) -> pd.DataFrame:
     """Every attacker on every key combination: the paper's baseline, as a tidy table.
 
@@ -119,6 +120,10 @@ def baseline_table(
         ``{target: "numeric" | "categorical"}`` for targets whose kind should not be the
         automatic one (``kind`` of :func:`capkit.attacks.attribute.attribute_attack`: a numeric
         target with at most 20 distinct values is a category).
+    records
+        A dict to keep the per-record outcomes in: each attack trained on the synthetic data
+        puts its :attr:`~capkit.attacks.attribute.AttackResult.records` (members and holdout,
+        by row position) under ``(synthesis number, keys, target, attacker name)``.
 
     Returns
     -------
@@ -164,6 +169,8 @@ def baseline_table(
         for trained_on in ("synthetic", "original") if j == 0 else ("synthetic",):
             for attacker in chosen:
                 result = run_attack(grid, attacker, trained_on=trained_on, **options)
+                if records is not None and trained_on == "synthetic":
+                    records[(j + 1, label, target, result.attacker)] = result.records
                 rows += _rows(result, trained_on, label,
                               j + 1.0 if trained_on == "synthetic" else float("nan"))
         rows += _rows(run_attack(grid, "dummy", **options), "dummy", label, j + 1.0)

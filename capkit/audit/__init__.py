@@ -2,7 +2,8 @@
 
 :mod:`~capkit.audit.run` runs the measures (:func:`audit`), :mod:`~capkit.audit.defaults`
 chooses keys and targets, :mod:`~capkit.audit.findings` holds a finding and says it in words,
-:mod:`~capkit.audit.verdicts` holds every verdict rule.
+:mod:`~capkit.audit.verdicts` holds every verdict rule, :mod:`~capkit.audit.at_risk` lays out
+the people at risk (each member's flags and score).
 """
 
 from capkit.audit.findings import Finding

@@ -19,7 +19,9 @@ holdout of records not used for the synthesis, and runs on each synthesis:
 Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules of
 :mod:`capkit.audit.verdicts`; the members-vs-holdout comparison is always
 :func:`capkit.control.compare_to_control`. Default keys and targets:
-:mod:`capkit.audit.defaults`.
+:mod:`capkit.audit.defaults`. What each measure returned record by record is kept (an
+:class:`capkit.audit.at_risk.Evidence` per synthesis) for the people at risk
+(:attr:`Audit.records_at_risk`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import defaults, verdicts
+from capkit.audit import at_risk, defaults, verdicts
 from capkit.audit.failures import Failure, describe
 from capkit.audit.findings import (
     Finding,
@@ -110,6 +112,9 @@ class Audit:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    #: One row per member and synthesis: the measures that flag it and its score
+    #: (:func:`capkit.audit.at_risk.records_at_risk`).
+    records_at_risk: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def verdicts(self) -> pd.DataFrame:
         """Number of findings of each verdict level per synthesis (rows) and level (columns)."""
@@ -172,14 +177,18 @@ def _check_frames(original: object, named: dict[str, pd.DataFrame], holdout: obj
 
 def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
               holdout: pd.DataFrame | None, keys: list[str], targets: list[str],
-              groups: dict[str, int], options: dict) -> tuple[list[Finding], pd.DataFrame]:
-    """synthpop's measures of one synthesis: findings and the per-target measures table."""
+              groups: dict[str, int], options: dict, keep: at_risk.Evidence | None = None
+              ) -> tuple[list[Finding], pd.DataFrame]:
+    """synthpop's measures of one synthesis: findings and the per-target measures table
+    (``keep`` keeps each target's count cells, for the records at risk)."""
     cols = keys + targets
     summary = disclosure_summary(
         synthetic[cols], original[cols], keys, targets, compare_synorig=False,
         ngroups_targets=[groups.get(t) for t in targets],
         holdout=None if holdout is None else holdout[cols], **options)
     n_h = None if holdout is None else len(holdout)
+    if keep is not None:
+        keep.cells = {t: summary.per_target[t].cells[0] for t in targets}
     found, rows = [], []
     first = summary.per_target[targets[0]]
     rep_h = None if holdout is None else float(summary.holdout.per_target[targets[0]]
@@ -214,10 +223,11 @@ def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 
 def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-              holdout: pd.DataFrame | None, confidence: float
-              ) -> tuple[list[Finding], tuple[str, ...]]:
+              holdout: pd.DataFrame | None, confidence: float,
+              keep: at_risk.Evidence | None = None) -> tuple[list[Finding], tuple[str, ...]]:
     """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
-    and the numeric columns whose missing values were scored as a level."""
+    and the numeric columns whose missing values were scored as a level (``keep`` keeps the
+    members' distances and the near-copy threshold)."""
     cols = list(original.columns)
     # R_k is the synthetic data's range (dcr's default); where a synthesis holds a single value
     # of a numeric column, the members' range (constant columns were left out)
@@ -226,6 +236,8 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges)
     d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
+    if keep is not None:
+        keep.distance = d_m
     if holdout is None:  # the members' own duplicates are the chance rate of a copy
         copies = record_overlap(original[cols], synthetic[cols], other_name=name)
         chance = compare_to_control(copies.shared, copies.n_other, copies.member_duplicates,
@@ -245,6 +257,8 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                                                warn=False), None,
                             detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout")
     cut = float(np.quantile(d_h, NEAR_COPY_QUANTILE))
+    if keep is not None:
+        keep.near_cut = cut
     k_m2, k_h2 = int((d_m <= cut).sum()), int((d_h <= cut).sum())
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
@@ -255,20 +269,26 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
              holdout: pd.DataFrame | None, keys: list[str], targets: list[str], seed: int,
-             confidence: float, allow: bool, kinds: dict[str, str]
+             confidence: float, allow: bool, kinds: dict[str, str],
+             keep: dict[str, at_risk.Evidence] | None = None
              ) -> tuple[list[Finding], list[str]]:
     """The attribute attack per synthesis and target, against the dummy and the holdout; and
     the numeric targets whose 5% tolerance is too wide to tell anything (:data:`WIDE_TOLERANCE`).
+    ``keep`` keeps each attack's per-record outcomes (by synthesis name).
     """
     names = list(named)
     cols = keys + targets
+    outcomes: dict = {}
     with warnings.catch_warnings():  # a holdout rate of 1 shows as an NA risk in the finding
         warnings.filterwarnings("ignore", message="the control rate is 1")
         table = baseline_table(original[cols], [named[n][cols] for n in names], keys, targets,
                                key_length=len(keys), attackers=list(ATTACKERS),
                                holdout=None if holdout is None else holdout[cols], seed=seed,
                                confidence=confidence, progress=False, check_overlap=False,
-                               allow_disjoint_levels=allow, kinds=kinds)
+                               allow_disjoint_levels=allow, kinds=kinds, records=outcomes)
+    for (j, _, t, attacker), frame in outcomes.items():
+        if keep is not None and attacker == ATTACKERS[0]:
+            keep[names[j - 1]].attack[t] = frame
     found, wide = [], []
     for j, name in enumerate(names, start=1):
         part = table[table["synthesis"] == j]
@@ -307,7 +327,7 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
 
 def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                 holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
-                family: str) -> Finding:
+                family: str, keep: at_risk.Evidence | None = None) -> Finding:
     """Singling out (multivariate, every synthetic record) or linkability (keys | the rest)."""
     cols = list(original.columns)
     control = None if holdout is None else holdout[cols]
@@ -315,6 +335,8 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
                            confidence=confidence)
         detail = f"{res.n_success:,} of {res.n_queries:,} queries single out a member"
+        if keep is not None:
+            keep.queries = res.queries
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]
@@ -402,6 +424,7 @@ def audit(original: pd.DataFrame,
                                                 ["all"])]
     bar = tqdm(steps, desc="capkit report", unit="step", disable=not progress, leave=False)
     failures: list[Failure] = []
+    evidence = {n: at_risk.Evidence() for n in named}  # per-record outputs, for at_risk
     for family, name in bar:
         bar.set_postfix_str(f"{family}: {name}")
         start = time.perf_counter()
@@ -411,19 +434,21 @@ def audit(original: pd.DataFrame,
             try:
                 if family == "synthpop measures":
                     found, table = _synthpop(which, original, named[which], holdout, keys_,
-                                             targets_, choice.groups, options)
+                                             targets_, choice.groups, options,
+                                             evidence[which])
                     tables.append(table)
                 elif family == "distance":
                     found, with_gaps = _distance(which, original, named[which], holdout,
-                                                 confidence)
+                                                 confidence, evidence[which])
                     gaps.update(dict.fromkeys(with_gaps))
                 elif family == "attribute attacks":
                     found, wide_ = _attacks(frames, original, holdout, keys_, targets_, seed,
-                                            confidence, allow_disjoint_levels, kinds)
+                                            confidence, allow_disjoint_levels, kinds,
+                                            evidence)
                     wide += [t for t in wide_ if t not in wide]
                 else:
                     found = [_anonymeter(which, original, named[which], holdout, keys_, seed,
-                                         confidence, family)]
+                                         confidence, family, evidence[which])]
             except CapkitError as exc:  # judge the others; list this one with its error
                 if which == "all" and len(named) > 1:  # find the synthesis that fails
                     runs += [(n, {n: f}) for n, f in named.items()]
@@ -461,8 +486,15 @@ def audit(original: pd.DataFrame,
                      f"within 5% of {WIDE_TOLERANCE:.0%} or more of the members' values, so a "
                      "guess within 5% tells nothing (the band is too wide for values such as "
                      "years); judge them by DiSCO on their classes and by the distances")
+    start = time.perf_counter()
+    exposed, unmeasured = at_risk.records_at_risk(original, keys_, targets_, evidence, holdout)
+    timings["records at risk"] = time.perf_counter() - start
+    if unmeasured:
+        notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
+                     "run or failed, or no holdout: near copies and the attack flag need one)")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
-                 None if holdout is None else len(holdout), notes, timings, warns, failures)
+                 None if holdout is None else len(holdout), notes, timings, warns, failures,
+                 exposed)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from capkit.audit import FAMILIES, audit
+from capkit.audit import FAMILIES, at_risk, audit
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
@@ -45,6 +45,13 @@ FAIL_STATUS = 2
                    "exit 0 whatever the verdicts).")
 @click.option("--family", "families", multiple=True, type=click.Choice(FAMILIES),
               help="Run only this measure family (repeatable; default: all).")
+@click.option("--records", "records_path", type=click.Path(path_type=Path), default=None,
+              help="Write every member's row of the records at risk to this CSV file: the "
+                   "measures that flag it, its score and rank, per synthesis (key and target "
+                   "values masked unless --show-values).")
+@click.option("--show-values", is_flag=True,
+              help="Show the key values and disclosed target values of the records at risk "
+                   "(default: rare key values and every target value masked).")
 @opts.FORMAT
 @opts.OUTPUT
 @opts.NA_VALUES
@@ -53,8 +60,9 @@ FAIL_STATUS = 2
 @opts.QUIET
 def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
-           families: tuple[str, ...], fmt: str, output: Path | None, na_values: str,
-           sep: str | None, allow_disjoint_levels: bool, quiet: bool) -> None:
+           families: tuple[str, ...], records_path: Path | None, show_values: bool, fmt: str,
+           output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
+           quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
     ORIGINAL file, with a verdict per finding.
 
@@ -62,7 +70,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
     (exact and near copies), the attribute attack with its dummy baseline, singling out and
     linkability, on every synthesis; with --holdout each compares the members with the
     holdout. Each finding gets a verdict (disclosive, review, not flagged) with the rule
-    behind it and what to do.
+    behind it and what to do. The records most exposed are listed (--records FILE writes
+    them all).
     """
     reached: list[str] = []
 
@@ -71,6 +80,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
         opts.check_output(output, "--output")
+        opts.check_output(records_path, "--records", (".csv",))
         opts.check_holdout(holdout_path, "pandas")
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
@@ -91,8 +101,11 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             for w in result.warnings:
                 click.echo(f"Warning: {w}", err=True)
         text = render(custodian_report(result, opts.command_line(), opts.versions(),
-                                       [*inputs.lines, *inputs.remarks()]), fmt)
+                                       [*inputs.lines, *inputs.remarks()], show_values), fmt)
         opts.emit(text, output)
+        if records_path is not None:
+            at_risk.masked(result.records_at_risk, result.keys, show=show_values).to_csv(
+                records_path, index=False)
         if fail_on is not None:
             worst = LEVELS.index(fail_on)
             reached.extend(f.verdict for f in result.findings

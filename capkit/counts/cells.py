@@ -13,7 +13,7 @@ The key combinations are coded with :func:`capkit.counts.tables.factorize_pair` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -51,6 +51,9 @@ class CellTable:
         Record counts Nd and Ns (never reduced).
     orig_target_missing
         Whether the original target has the level "Missing" (usetargetNA, spec 4.3 step 2).
+    record_cell
+        For each original record (row order), the position of its cell in ``row`` / ``col`` /
+        ``d`` / ``s``; None when the cells were counted without the records (an engine).
     """
 
     row_labels: tuple[str, ...]
@@ -64,6 +67,7 @@ class CellTable:
     n_orig: int
     n_syn: int
     orig_target_missing: bool
+    record_cell: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -246,6 +250,8 @@ def build_cells(target_o: Coded, target_s: Coded, keys_o: Sequence[Coded],
                                                       split_labels)
     shape = (len(row_labels), len(col_labels))
     row, col, d, s = count_cells(row_o, col_o, row_s, col_s, shape)
+    # the cells are in row-major order, so each record finds its cell by a binary search
+    record_cell = np.searchsorted(row * shape[1] + col, row_o * shape[1] + col_o)
     if not (unused_levels_in_ks and len(keys_o) == 1):
         in_syn = np.bincount(col[s > 0], minlength=shape[1]) > 0
     return CellTable(
@@ -257,6 +263,7 @@ def build_cells(target_o: Coded, target_s: Coded, keys_o: Sequence[Coded],
         n_orig=len(target_o.codes),
         n_syn=len(target_s.codes),
         orig_target_missing="Missing" in target_o.labels,
+        record_cell=record_cell,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from capkit.audit import RULES, Audit
+from capkit.audit import RULES, Audit, at_risk
 from capkit.audit.findings import message
 from capkit.audit.verdicts import worst
 from capkit.report.model import Report, Section, Table
@@ -96,11 +96,71 @@ def _verdict_section(audit: Audit) -> Section:
                    css_class="summary")
 
 
+#: Records listed per synthesis in the report (``--records FILE`` writes every member).
+TOP_RECORDS = 10
+
+_AT_RISK = (
+    "The members most exposed by each synthesis, ranked by a score that adds up the measures "
+    "flagging the record, weighted by severity: exact copy {exact:g}, near copy {near:g}, "
+    "replicated unique {rep:g}, DiSCO {disco:g}, attack {attack:g}, singled out {single:g}, "
+    "sample unique {unique:g}, plus {extra:g} for each further target disclosed (ties by row). "
+    "'row' is the record's 0-based row in the original file (header excluded). A flag says "
+    "which measure found the record, not that its value was learnt: see "
+    "docs/custodian-report.md, 'The people at risk'.")
+
+
+def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dict]]:
+    """The most exposed records of each synthesis, and their JSON entries."""
+    table = audit.records_at_risk
+    listed = at_risk.top(table, TOP_RECORDS)
+    flags = at_risk.flag_lists(listed) if len(listed) else []
+    entries = [{"row": int(r), "synthesis": str(n), "flags": f, "score": float(sc),
+                "rank": int(k)} for r, n, f, sc, k in
+               zip(listed["row"], listed["synthesis"], flags, listed["score"],
+                   listed["rank"], strict=True)] if len(listed) else []
+    # rare values are counted over every member, then the listed rows are taken
+    shown = at_risk.masked(table, audit.keys, show=show_values).loc[listed.index]
+    paragraphs = [_AT_RISK.format(
+        exact=at_risk.WEIGHTS["exact copy"], near=at_risk.WEIGHTS["near copy"],
+        rep=at_risk.WEIGHTS["replicated unique"], disco=at_risk.WEIGHTS["DiSCO"],
+        attack=at_risk.WEIGHTS["attack"], single=at_risk.WEIGHTS["singled out"],
+        unique=at_risk.WEIGHTS["sample unique"], extra=at_risk.EXTRA_TARGET)]
+    paragraphs.append(
+        "Values as they are (--show-values / show_values=True): handle this report as the "
+        "original data." if show_values else
+        f"Masked: a key value held by fewer than {at_risk.RARE_VALUE} members and every "
+        f"disclosed target value show as {at_risk.MASK} (--show-values shows them).")
+    tables, items = [], []
+    for name in audit.syntheses:
+        mine = shown[shown["synthesis"] == name] if len(shown) else shown
+        if not len(mine):
+            items.append(f"{name}: no member flagged by any measure")
+            continue
+        frame = pd.DataFrame({
+            "rank": mine["rank"].to_numpy(), "row": mine["row"].to_numpy(),
+            "score": mine["score"].to_numpy(dtype=float),
+            "flags": [", ".join(f) for f, n in zip(flags, listed["synthesis"], strict=True)
+                      if n == name],
+            **{k: mine[k].to_numpy() for k in audit.keys},
+            "disclosed": mine["disclosed values"].to_numpy()})
+        tables.append(Table(f"Records at risk: {name}", frame, digits=2, index=False,
+                            note="flags: the measures that flag the record; disclosed: the "
+                                 "targets DiSCO or the attack gets right for it."))
+    return Section("The people at risk", paragraphs=paragraphs, items=items,
+                   tables=tables), entries
+
+
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],
-                     inputs: list[str]) -> Report:
-    """The :class:`Report` of an audit: verdicts, findings per synthesis, rules, measures."""
+                     inputs: list[str], show_values: bool = False) -> Report:
+    """The :class:`Report` of an audit: verdicts, findings per synthesis, the people at risk
+    (key values and target values masked unless ``show_values``), rules, measures. The JSON
+    document lists the records shown under ``records_at_risk``."""
     sections = [_verdict_section(audit)]
     sections += [_synthesis_section(audit, name) for name in audit.syntheses]
+    entries: list[dict] = []
+    if not audit.records_at_risk.empty:
+        section, entries = _records_section(audit, show_values)
+        sections.append(section)
     rules = pd.DataFrame({"rule": list(RULES.values())}, index=list(RULES))
     sections.append(Section(
         "How the verdicts are decided",
@@ -126,7 +186,8 @@ def custodian_report(audit: Audit, command: str, versions: dict[str, str],
                f"holdout: {audit.n_holdout:,} records")
     return Report(title="Disclosure risk report", command=command, versions=versions,
                   inputs=[*inputs, holdout] if inputs else [holdout], sections=sections,
-                  findings=[f.to_dict() for f in audit.findings])
+                  findings=[f.to_dict() for f in audit.findings],
+                  extra={"records_at_risk": entries})
 
 
-__all__ = ["custodian_report"]
+__all__ = ["TOP_RECORDS", "custodian_report"]

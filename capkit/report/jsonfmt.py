@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from capkit.errors import CapkitError
 from capkit.report.model import Report, Table
 
 
@@ -40,8 +41,17 @@ def table_json(table: Table) -> dict[str, object]:
     }
 
 
+def _plain(v: object) -> object:
+    """A plain JSON value: lists and dicts walked, every scalar through :func:`_value`."""
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return _value(v)
+
+
 def render_json(report: Report) -> str:
-    """The report as one JSON document."""
+    """The report as one JSON document (``report.extra`` as further top-level entries)."""
     payload = {
         "title": report.title,
         "command": report.command,
@@ -55,4 +65,8 @@ def render_json(report: Report) -> str:
     }
     if report.findings:
         payload["findings"] = [{k: _value(v) for k, v in f.items()} for f in report.findings]
+    for name, value in report.extra.items():
+        if name in payload:
+            raise CapkitError(f"report entry {name!r} would replace the JSON key of that name")
+        payload[name] = _plain(value)
     return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

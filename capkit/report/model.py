@@ -93,6 +93,10 @@ class Report:
         Judged findings as plain dicts (measure, value, baseline, holdout, risk, ``verdict``,
         rule, ...), which the json renderer lists under ``"findings"`` for scripts; the other
         formats show them through the sections.
+    extra
+        Further top-level entries of the JSON document, name -> plain JSON value (lists,
+        dicts, numbers, text), in order, after ``findings`` (``records_at_risk`` of the
+        custodian's report); a name the JSON document already has is an error there.
     """
 
     title: str
@@ -103,6 +107,7 @@ class Report:
     figure_svg: bytes | None = None
     figure_caption: str = ""
     findings: list[dict[str, object]] = field(default_factory=list)
+    extra: dict[str, object] = field(default_factory=dict)
 
 
 def formatted(frame: pd.DataFrame, digits: int) -> pd.DataFrame:

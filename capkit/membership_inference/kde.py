@@ -1,0 +1,144 @@
+"""Gaussian kernel density estimate with Scott's rule, as DOMIAS uses it.
+
+van Breugel, Sun, Qian & van der Schaar, "Membership Inference Attacks against Synthetic Data
+through Overfitting Detection" (AISTATS 2023), estimate the densities of the synthetic and of
+the reference data with ``scipy.stats.gaussian_kde`` (its defaults). That estimate, for data
+x_1..x_n in d dimensions with weights w_i = 1/n, is
+
+    p(x) = sum_i w_i (2 pi)^(-d/2) / prod_k L_kk * exp(-1/2 ||L^-1 (x - x_i)||^2),
+
+with L = h * cholesky(C), C the sample covariance of the data (n - 1 denominator, computed
+through numpy's weighted formula), h = n_eff^(-1/(d + 4)) (Scott, "Multivariate Density
+Estimation", 1992, eq. 6.47) and n_eff = 1 / sum_i w_i^2.
+
+:func:`density` computes the same numbers without scipy's pair-by-pair loop: the data and the
+points are whitened once by triangular solves, the squared distances of a block of pairs come
+from one matrix product (||a||^2 + ||b||^2 - 2 a.b, clipped at 0), and the exponentials are
+summed block by block. It agrees with scipy 1.17's ``gaussian_kde.evaluate`` to ~1e-13
+relative (tests). :func:`log_density` gives log p(x) without underflow (far from every data
+point scipy's density is exactly 0): blocks are summed after subtracting each point's largest
+exponent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+
+from capkit.errors import CapkitError
+
+#: Pairs (points x data) whose kernel values are held at once.
+BLOCK_CELLS = 1 << 22
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """The fitted estimate: whitened data and the constants of the formula.
+
+    Attributes
+    ----------
+    n, d
+        Number of data points and dimensions.
+    n_eff, factor
+        1 / sum w_i^2 and Scott's factor n_eff^(-1/(d+4)).
+    data_covariance
+        C (d x d), the data's covariance.
+    cholesky
+        L = factor * cholesky(C), lower triangular.
+    """
+
+    n: int
+    d: int
+    n_eff: float
+    factor: float
+    data_covariance: np.ndarray
+    cholesky: np.ndarray
+    whitened: np.ndarray
+    log_norm: float
+
+
+def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
+    """Fit the estimate on ``data`` (n x d float array), scipy's defaults.
+
+    Raises
+    ------
+    CapkitError
+        Fewer than two records, non-finite values, or a singular covariance (a constant column,
+        or columns that are linear combinations of others).
+    """
+    data = np.ascontiguousarray(data, dtype=np.float64)
+    n, d = data.shape
+    if n < 2:
+        raise CapkitError(f"the density of {name} needs at least 2 records, got {n}")
+    if not np.isfinite(data).all():
+        raise CapkitError(f"{name} has missing or infinite values in the density's columns")
+    weights = np.ones(n) / n
+    n_eff = 1.0 / np.vecdot(weights, weights)  # scipy's order of summation
+    factor = n_eff ** (-1.0 / (d + 4))
+    covariance = np.atleast_2d(np.cov(data.T, rowvar=1, bias=False, aweights=weights))
+    try:
+        cho = linalg.cholesky(covariance, lower=True)
+    except linalg.LinAlgError:
+        raise CapkitError(
+            f"the covariance of {name} is singular (a constant column, or columns that are "
+            "linear combinations of others): the Gaussian density cannot be estimated") from None
+    cho = (cho * factor).astype(np.float64)
+    whitened = linalg.solve_triangular(cho, data.T, lower=True).T
+    norm = (2 * np.pi) ** (-d / 2.0)
+    log_norm = float(np.log(norm) - np.sum(np.log(np.diag(cho))))
+    return Kernel(n, d, float(n_eff), float(factor), covariance, cho,
+                  np.ascontiguousarray(whitened), log_norm)
+
+
+def _whiten(kernel: Kernel, points: np.ndarray) -> np.ndarray:
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != kernel.d:
+        raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
+    return np.ascontiguousarray(linalg.solve_triangular(kernel.cholesky, points.T, lower=True).T)
+
+
+def _blocks(kernel: Kernel, z: np.ndarray):
+    """(start, stop, half squared distances) for blocks of points against all data."""
+    data = kernel.whitened
+    data_sq = np.einsum("ij,ij->i", data, data)
+    z_sq = np.einsum("ij,ij->i", z, z)
+    step = max(1, BLOCK_CELLS // max(kernel.n, 1))
+    for start in range(0, len(z), step):
+        stop = min(start + step, len(z))
+        q = z[start:stop] @ data.T
+        q *= -2.0
+        q += z_sq[start:stop, None]
+        q += data_sq[None, :]
+        np.maximum(q, 0.0, out=q)
+        q *= 0.5
+        yield start, stop, q
+
+
+def density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
+    """p(x) at each row of ``points`` (0.0 where every kernel term underflows, as in scipy)."""
+    z = _whiten(kernel, points)
+    out = np.empty(len(z))
+    norm = np.exp(kernel.log_norm)
+    for start, stop, q in _blocks(kernel, z):
+        np.negative(q, out=q)
+        np.exp(q, out=q)
+        out[start:stop] = q.sum(axis=1) * (norm / kernel.n)
+    return out
+
+
+def log_density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
+    """log p(x) at each row of ``points``, finite everywhere (no underflow)."""
+    z = _whiten(kernel, points)
+    out = np.empty(len(z))
+    for start, stop, q in _blocks(kernel, z):
+        low = q.min(axis=1)
+        q -= low[:, None]
+        np.negative(q, out=q)
+        np.exp(q, out=q)
+        out[start:stop] = np.log(q.sum(axis=1)) - low
+    return out + kernel.log_norm - np.log(kernel.n)
+
+
+__all__ = ["BLOCK_CELLS", "Kernel", "density", "fit", "log_density"]

@@ -1,6 +1,12 @@
 """Membership inference on synthetic data: can an attacker holding the release tell who was in
 the training data?
 
+* :mod:`~capkit.membership_inference.scores`: every record scored by every attack of one
+  release (DCR, DCR-Diff, GAN-Leaks and its calibrated form, MC, DPI, DOMIAS and its ablated
+  density, a synthetic-vs-reference classifier);
+* :mod:`~capkit.membership_inference.kde`: the Gaussian kernel density DOMIAS uses;
+* :mod:`~capkit.membership_inference.attacks`, :mod:`~capkit.membership_inference.classifier`:
+  the attacks themselves;
 * :mod:`~capkit.membership_inference.metrics`: ROC AUC, TPR at low FPR, advantage and an
   audited lower bound on epsilon from any scores.
 
@@ -9,5 +15,6 @@ members-vs-holdout statistics (Wilson intervals, risk) every attack-style measur
 """
 
 from capkit.membership_inference.metrics import FPRS, MembershipMetrics, metrics
+from capkit.membership_inference.scores import ATTACKS, scores
 
-__all__ = ["FPRS", "MembershipMetrics", "metrics"]
+__all__ = ["ATTACKS", "FPRS", "MembershipMetrics", "metrics", "scores"]

@@ -9,7 +9,8 @@ x_1..x_n in d dimensions with weights w_i = 1/n, is
 
 with L = h * cholesky(C), C the sample covariance of the data (n - 1 denominator, computed
 through numpy's weighted formula), h = n_eff^(-1/(d + 4)) (Scott, "Multivariate Density
-Estimation", 1992, eq. 6.47) and n_eff = 1 / sum_i w_i^2.
+Estimation", 1992, eq. 6.47) and n_eff = 1 / sum_i w_i^2 (a dot product, as scipy computes it:
+not exactly n).
 
 :func:`density` computes the same numbers without scipy's pair-by-pair loop: the data and the
 points are whitened once by triangular solves, the squared distances of a block of pairs come

@@ -4,8 +4,8 @@
 (records not used for it: the holdout), the synthetic data and, for the attacks that need
 population data, a reference set (given, or split off the non-members with a seeded
 permutation; never the records being scored). Each attack gives every member and every scored
-non-member a score, higher meaning "more likely a member" (:mod:`capkit.membership_inference.attacks`,
-:mod:`capkit.membership_inference.classifier`).
+non-member a score, higher meaning "more likely a member"
+(:mod:`capkit.membership_inference.attacks`, :mod:`capkit.membership_inference.classifier`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ the training data?
 * :mod:`~capkit.membership_inference.attacks`, :mod:`~capkit.membership_inference.classifier`:
   the attacks themselves;
 * :mod:`~capkit.membership_inference.metrics`: ROC AUC, TPR at low FPR, advantage and an
-  audited lower bound on epsilon from any scores.
+  audited lower bound on epsilon from any scores;
+* :mod:`~capkit.membership_inference.shadow`: the audit of a generator by shadow modelling
+  (features in :mod:`~capkit.membership_inference.shadow_features`, outlier targets by
+  :mod:`~capkit.membership_inference.outliers`).
 
 Not to be confused with :mod:`capkit.control` (formerly ``capkit.membership``), the
 members-vs-holdout statistics (Wilson intervals, risk) every attack-style measure shares.
@@ -16,5 +19,15 @@ members-vs-holdout statistics (Wilson intervals, risk) every attack-style measur
 
 from capkit.membership_inference.metrics import FPRS, MembershipMetrics, metrics
 from capkit.membership_inference.scores import ATTACKS, scores
+from capkit.membership_inference.shadow import GeneratorAudit, audit_generator, cart_generator
 
-__all__ = ["ATTACKS", "FPRS", "MembershipMetrics", "metrics", "scores"]
+__all__ = [
+    "ATTACKS",
+    "FPRS",
+    "GeneratorAudit",
+    "MembershipMetrics",
+    "audit_generator",
+    "cart_generator",
+    "metrics",
+    "scores",
+]

@@ -7,6 +7,9 @@ the training data?
 * :mod:`~capkit.membership_inference.kde`: the Gaussian kernel density DOMIAS uses;
 * :mod:`~capkit.membership_inference.attacks`, :mod:`~capkit.membership_inference.classifier`:
   the attacks themselves;
+* :mod:`~capkit.membership_inference.summary`: per attack the AUC, TPRs at low FPR (with
+  intervals), advantage and epsilon bound of one release, and the members most exposed (what
+  a report shows);
 * :mod:`~capkit.membership_inference.metrics`: ROC AUC, TPR at low FPR, advantage and an
   audited lower bound on epsilon from any scores;
 * :mod:`~capkit.membership_inference.shadow`: the audit of a generator by shadow modelling
@@ -20,6 +23,7 @@ members-vs-holdout statistics (Wilson intervals, risk) every attack-style measur
 from capkit.membership_inference.metrics import FPRS, MembershipMetrics, metrics
 from capkit.membership_inference.scores import ATTACKS, scores
 from capkit.membership_inference.shadow import GeneratorAudit, audit_generator, cart_generator
+from capkit.membership_inference.summary import exposed_members, summary
 
 __all__ = [
     "ATTACKS",
@@ -28,6 +32,8 @@ __all__ = [
     "MembershipMetrics",
     "audit_generator",
     "cart_generator",
+    "exposed_members",
     "metrics",
     "scores",
+    "summary",
 ]

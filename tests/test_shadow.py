@@ -84,6 +84,9 @@ def test_outlier_distances_against_pairs():
     pd.testing.assert_frame_equal(frame, before)
     np.testing.assert_allclose(got, slow_nearest_other(frame), rtol=0, atol=1e-12)
     assert got[10] == 0.0 and got[11] == 0.0
+    # a few rows only: the same numbers
+    rows = np.array([0, 10, 33, 69])
+    np.testing.assert_array_equal(outlier_distances(frame, rows), got[rows])
 
 
 def test_outlier_distances_crosses_the_halving(monkeypatch):

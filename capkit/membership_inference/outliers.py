@@ -30,7 +30,7 @@ from capkit.errors import CapkitError
 LEAF = 2048
 
 
-def outlier_distances(data: pd.DataFrame) -> np.ndarray:
+def outlier_distances(data: pd.DataFrame, rows: np.ndarray | None = None) -> np.ndarray:
     """Gower distance from each record to its nearest other record (0 for a duplicate).
 
     Parameters
@@ -40,24 +40,38 @@ def outlier_distances(data: pd.DataFrame) -> np.ndarray:
         are scored as the Gower distance's ``missing="level"`` does (0 from another missing
         value, 1 from any number); a constant numeric column counts 0 for every pair (its
         range is set to 1).
+    rows
+        Positions of the records to compute it for (default: all). For a few rows each is
+        searched against every other record by the bits of the positions only.
 
     Returns
     -------
     numpy.ndarray
-        (n,) distances in [0, 1], in row order; NaN for a single record.
+        Distances in [0, 1], one per record (or per position of ``rows``), in that order; NaN
+        for a single record.
     """
     if not isinstance(data, pd.DataFrame) or len(data) == 0 or data.shape[1] == 0:
         raise CapkitError("data must be a non-empty pandas DataFrame")
     n = len(data)
     if n == 1:
-        return np.full(1, np.nan)
+        return np.full(1 if rows is None else len(rows), np.nan)
     constant = {c: 1.0 for c in data.columns
                 if is_numeric(data[c]) and not (data[c].max() > data[c].min())}
     spec = gower_columns({"data": data}, ranges=constant, missing="level")
     cat, _, num, _, w_cat = encode(spec, data, data.iloc[:0])
     best = np.full(n, np.inf)
-    _halve(np.arange(n), cat, num, w_cat, best)
-    return best / spec.total_weight
+    if rows is None:
+        _halve(np.arange(n), cat, num, w_cat, best)
+        return best / spec.total_weight
+    rows = np.asarray(rows, dtype=np.int64)
+    ids = np.arange(n)
+    for bit in range(int(np.ceil(np.log2(n)))):
+        side = (ids >> bit) & 1 == 1
+        for query_side in (True, False):
+            query = rows[side[rows] == query_side]
+            if len(query):
+                _search(query, ids[side != query_side], cat, num, w_cat, best)
+    return best[rows] / spec.total_weight
 
 
 def _search(query: np.ndarray, reference: np.ndarray, cat: np.ndarray, num: np.ndarray,

@@ -39,6 +39,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from capkit.errors import CapkitError
@@ -176,13 +177,15 @@ def _check_output(synthetic: object, spec: FeatureSpec, where: str) -> pd.DataFr
 
 def _run_chunk(generator: Generator, plan: _Plan, jobs: list[tuple[int, int]]
                ) -> list[tuple[int, np.ndarray]]:
-    return [_run(generator, plan, t, r) for t, r in jobs]
+    # one BLAS thread per run: the runs are the parallel unit (small matrix products on many
+    # threads of a busy machine are several times slower)
+    with threadpool_limits(limits=1):
+        return [_run(generator, plan, t, r) for t, r in jobs]
 
 
 def _choose_targets(data: pd.DataFrame, targets: Sequence | None, n_targets: int, seed: int
                     ) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Positions, kinds and nearest-other distances of the targets."""
-    distance = outlier_distances(data)
     if targets is not None:
         labels = list(targets)
         if len(labels) == 0:
@@ -195,13 +198,14 @@ def _choose_targets(data: pd.DataFrame, targets: Sequence | None, n_targets: int
         if not data.index.is_unique:
             raise CapkitError("data's index has repeated labels: targets cannot name rows")
         positions = data.index.get_indexer(labels)
-        return positions, ["given"] * len(labels), distance[positions]
+        return positions, ["given"] * len(labels), outlier_distances(data, positions)
     if isinstance(n_targets, bool) or not isinstance(n_targets, int | np.integer) \
             or n_targets < 1:
         raise CapkitError(f"n_targets must be a positive integer, got {n_targets!r}")
     if 2 * n_targets >= len(data):
         raise CapkitError(f"data has {len(data)} records: too few for {n_targets} outlier and "
                           f"{n_targets} random targets and a training set")
+    distance = outlier_distances(data)
     # largest distance first; equal distances in row order
     order = np.lexsort((np.arange(len(data)), -distance))
     outliers = order[:n_targets]
@@ -373,7 +377,7 @@ def _execute(generator: Generator, plan: _Plan, jobs: list[tuple[int, int]], n_j
         if n_jobs == 1:
             out = []
             for t, r in jobs:
-                out.append(_run(generator, plan, t, r))
+                out.extend(_run_chunk(generator, plan, [(t, r)]))
                 bar.update(1)
             return out
         workers = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)

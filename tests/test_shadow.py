@@ -169,7 +169,7 @@ def test_naive_histogram_correlation_against_pandas():
 
 # ---------------------------------------------------------------- the audit
 
-SMALL = {"n_targets": 2, "n_shadows": 20, "train_size": 60, "folds": 2, "n_estimators": 25,
+SMALL = {"n_targets": 2, "n_shadows": 20, "train_size": 60, "folds": 2, "n_estimators": 15,
          "n_queries": 20, "progress": False}
 
 
@@ -220,7 +220,8 @@ def test_generator_ignoring_its_input_exposes_nobody():
 
 def test_capkit_cart_and_baselines_as_generators():
     data = toy(200, seed=2)
-    options = {**SMALL, "targets": ["r0", "r1"], "train_size": 80}
+    data["income"] = data["income"].round().astype(int)  # whole numbers stay whole (baselines)
+    options = {**SMALL, "targets": ["r0", "r1"], "train_size": 80, "n_shadows": 40}
     cart = audit_generator(cart_generator(), data, **options)
     boot = audit_generator(lambda f, s: bootstrap_with_noise(f, seed=s), data, **options)
     indep = audit_generator(lambda f, s: independent_columns(f, seed=s), data, **options)
@@ -228,21 +229,24 @@ def test_capkit_cart_and_baselines_as_generators():
         assert list(audit.per_target.index) == ["r0", "r1"]
         assert (audit.per_target["kind"] == "given").all()
         assert audit.per_target["auc"].between(0, 1).all()
-    # a bootstrap copies about 63% of the training records: more exposed than independent
-    # columns, which break every record apart
+    # a bootstrap copies about 63% of the training records (whole numbers barely moved by
+    # 1% noise): exposed, more than independent columns, which break every record apart
+    # (and still leak a little through rare single values of an 80-record training set)
+    assert boot.per_target["auc"].min() > 0.7
     assert boot.per_target["auc"].mean() > indep.per_target["auc"].mean()
 
 
 @pytest.mark.slow
 def test_same_result_in_one_or_two_processes():
     data = toy(150, seed=8)
-    one = audit_generator(copy_generator, data, **{**SMALL, "n_shadows": 8, "n_jobs": 1})
-    two = audit_generator(copy_generator, data, **{**SMALL, "n_shadows": 8, "n_jobs": 2})
+    small = {**SMALL, "n_shadows": 6, "n_targets": 1}
+    one = audit_generator(copy_generator, data, **{**small, "n_jobs": 1})
+    two = audit_generator(copy_generator, data, **{**small, "n_jobs": 2})
     pd.testing.assert_frame_equal(one.per_target, two.per_target)
     pd.testing.assert_frame_equal(one.runs, two.runs)
-    again = audit_generator(copy_generator, data, **{**SMALL, "n_shadows": 8})
+    again = audit_generator(copy_generator, data, **small)
     pd.testing.assert_frame_equal(one.runs, again.runs)
-    other = audit_generator(copy_generator, data, **{**SMALL, "n_shadows": 8, "seed": 1})
+    other = audit_generator(copy_generator, data, **{**small, "seed": 1})
     assert not other.runs["seed"].equals(one.runs["seed"])
 
 

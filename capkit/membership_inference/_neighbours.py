@@ -50,6 +50,26 @@ def _levels(qparts, tparts, w_cat, equal, qc):
 
 
 @numba.njit(cache=True, nogil=True)
+def _level_order(levels, w_cat, equal, pc):
+    """Target combinations by increasing level (stable): a counting sort when the levels are
+    multiples of one weight, else a merge sort."""
+    if not equal or pc == 0:
+        return np.argsort(levels, kind="mergesort")
+    counts = np.zeros(pc + 2, dtype=np.int64)
+    index = np.empty(len(levels), dtype=np.int64)
+    for h in range(len(levels)):
+        index[h] = int(round(levels[h] / w_cat[0]))
+        counts[index[h] + 1] += 1
+    for c in range(1, pc + 2):
+        counts[c] += counts[c - 1]
+    order = np.empty(len(levels), dtype=np.int64)
+    for h in range(len(levels)):
+        order[counts[index[h]]] = h
+        counts[index[h]] += 1
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
 def _pair(level, qnum, tnum, i, j):
     d = level
     for k in range(qnum.shape[1]):
@@ -83,7 +103,7 @@ def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count
     n_qc = len(q_combo_start) - 1
     for qc in numba.prange(n_qc):
         levels = _levels(qparts, tparts, w_cat, equal, qc)
-        order = np.argsort(levels, kind="mergesort")
+        order = _level_order(levels, w_cat, equal, qparts.shape[1])
         best = np.empty(k)
         for a in range(q_combo_start[qc], q_combo_start[qc + 1]):
             i = q_combo_records[a]

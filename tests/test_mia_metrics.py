@@ -93,7 +93,7 @@ def slow_epsilon(scores, member, select, conf=0.95, delta=0.0):
             value = slow_bound(*_counts(s_sel, m_sel, t), pos, neg, conf, delta)[direction]
             candidates.append((value, t, direction))
     best = max(c[0] for c in candidates)
-    _, t, direction = next(c for c in candidates if c[0] == best)
+    _, t, direction = next(c for c in candidates if c[0] >= best * (1 - 1e-9))
     s_te = [s for s, k in zip(scores, select, strict=True) if not k]
     m_te = [m for m, k in zip(member, select, strict=True) if not k]
     tp, fp = _counts(s_te, m_te, t)

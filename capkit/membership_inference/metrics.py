@@ -59,6 +59,8 @@ from capkit.errors import CapkitError
 
 #: The false-positive rates at which the TPR is reported (Carlini et al. 2022).
 FPRS: tuple[float, ...] = (0.0, 0.001, 0.01, 0.1)
+#: Relative difference below which two epsilon bounds count as tied when choosing a threshold.
+TIE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -214,11 +216,21 @@ def clopper_pearson(k: np.ndarray, n: np.ndarray, confidence: float = 0.95
 
 def _epsilon_bounds(tp: np.ndarray, fp: np.ndarray, positives: int, negatives: int,
                     confidence: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per threshold: the bound from TPR / FPR and the one from TNR / FNR (each >= 0)."""
-    tpr_low, _ = clopper_pearson(tp, positives, confidence)
-    _, fpr_high = clopper_pearson(fp, negatives, confidence)
-    _, fnr_high = clopper_pearson(positives - tp, positives, confidence)
-    tnr_low, _ = clopper_pearson(negatives - fp, negatives, confidence)
+    """Per threshold: the bound from TPR / FPR and the one from TNR / FNR (each >= 0).
+
+    Clopper-Pearson ends are computed once per distinct count, and the TNR / FNR ends from
+    the TPR / FPR ones by the interval's symmetry, ``high(n - k) = 1 - low(k)`` (exact in
+    arithmetic; to about 1e-13 relative in floating point)."""
+    alpha = 1.0 - confidence
+    counts, where = np.unique(tp, return_inverse=True)
+    tpr_low = np.where(counts > 0, betaincinv(counts, np.maximum(positives - counts + 1, 1),
+                                              alpha / 2), 0.0)[where]
+    counts, where = np.unique(fp, return_inverse=True)
+    with np.errstate(invalid="ignore"):
+        fpr_high = np.where(counts < negatives,
+                            betaincinv(counts + 1, np.maximum(negatives - counts, 1),
+                                       1 - alpha / 2), 1.0)[where]
+    fnr_high, tnr_low = 1.0 - tpr_low, 1.0 - fpr_high
     with np.errstate(divide="ignore", invalid="ignore"):
         forward = np.log(np.maximum(tpr_low - delta, 0.0) / fpr_high)
         backward = np.log(np.maximum(tnr_low - delta, 0.0) / fnr_high)
@@ -247,8 +259,8 @@ def epsilon_lower_bound(scores: object, member: object, *, confidence: float = 0
     2. On the selection half, for every distinct score t (rule "member if score >= t") and both
        directions, compute ``log((TPR_low - delta) / FPR_high)`` and
        ``log((TNR_low - delta) / FNR_high)`` from two-sided Clopper-Pearson intervals at
-       ``confidence``; keep the threshold and direction with the largest value (ties: the
-       highest threshold, the TPR/FPR direction first).
+       ``confidence``; keep the threshold and direction with the largest value (ties, to
+       1e-9 relative: the highest threshold, the TPR/FPR direction first).
     3. On the test half, apply that threshold and direction and return the same expression,
        clipped below at 0.
 
@@ -302,7 +314,10 @@ def _epsilon(values: np.ndarray, flags: np.ndarray, confidence: float, delta: fl
     pos, neg = int(sel_flags.sum()), int((~sel_flags).sum())
     forward, backward = _epsilon_bounds(tps[1:], fps[1:], pos, neg, confidence, delta)
     both = np.concatenate([forward, backward])  # index i < m: forward at thresholds[i + 1]
-    best = int(np.argmax(both))  # first maximum: highest threshold, forward before backward
+    # first maximum: highest threshold, forward before backward; bounds equal in exact
+    # arithmetic (e.g. both directions when FP = 0 and FN = 0) differ by rounding, so values
+    # within 1e-9 (relative) of the largest count as ties
+    best = int(np.argmax(both >= both.max() * (1 - TIE)))
     m = len(forward)
     threshold, backwards = thresholds[1 + best % m], best >= m
     test_values, test_flags = values[~select], flags[~select]

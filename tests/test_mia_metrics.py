@@ -356,3 +356,18 @@ def test_invariant_to_monotone_transforms(values, flags, which, seed):
         (x == y) or (math.isnan(x) and math.isnan(y))
         for x, y in zip(a.as_dict().values(), b.as_dict().values(), strict=True))
     assert a.auc == pytest.approx(slow_auc(list(scores), list(member)), abs=1e-12)
+
+
+def test_tapas_reading_is_capkit_at_a_wider_interval():
+    # TAPAS's EffectiveEpsilonReport._estimate_effective_epsilon(scores, labels, threshold,
+    # confidence_level=c) takes binomtest(...).proportion_ci(1 - (1 - c) / 2) of TPR and FPR
+    # and returns max(0, log(tpr.low / fpr.high)): capkit's forward bound at confidence
+    # 1 - (1 - c) / 2 on the same threshold (here the test half is all records: one threshold)
+    from capkit.membership_inference.metrics import _epsilon_bounds
+
+    for tp, fp, pos, neg in ((45, 3, 50, 50), (30, 10, 40, 60), (200, 1, 250, 250)):
+        tapas = max(0.0, math.log(cp(tp, pos, 0.975)[0] / cp(fp, neg, 0.975)[1]))
+        forward, _ = _epsilon_bounds(np.array([tp]), np.array([fp]), pos, neg, 0.975, 0.0)
+        assert forward[0] == pytest.approx(tapas, rel=1e-8)
+        narrower, _ = _epsilon_bounds(np.array([tp]), np.array([fp]), pos, neg, 0.95, 0.0)
+        assert narrower[0] > forward[0]

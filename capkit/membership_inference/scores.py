@@ -199,7 +199,7 @@ def scores(
     if {"dcr_diff", "gan_leaks_cal"} & set(attacks):
         d_r = _attacks.distance_to(enc, "r")
     if "dcr" in attacks:
-        values["dcr"] = -d_g
+        values["dcr"] = 0.0 - d_g  # 0.0, not -0.0, for an exact copy
     if "dcr_diff" in attacks:
         values["dcr_diff"] = d_r - d_g
     if "gan_leaks" in attacks:

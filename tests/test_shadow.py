@@ -285,3 +285,35 @@ def test_bad_arguments():
         audit_generator("cart", data, **SMALL)
     with pytest.raises(CapkitError, match="non-empty"):
         audit_generator(copy_generator, data.iloc[:0], **SMALL)
+
+
+def test_checkpoint_resumes_only_the_missing_runs(tmp_path):
+    data = toy(150, seed=10)
+    small = {**SMALL, "n_shadows": 6, "n_targets": 1}
+    fresh = audit_generator(copy_generator, data, **small)
+    calls, fail_at = [], [9]
+
+    def failing_late(frame, seed):
+        calls.append(seed)
+        if len(calls) == fail_at[0]:
+            raise RuntimeError("interrupted")
+        return copy_generator(frame, seed)
+
+    failing_late.__qualname__ = copy_generator.__qualname__  # the same generator, by name
+    failing_late.__module__ = copy_generator.__module__
+    with pytest.raises(CapkitError, match="interrupted"):
+        audit_generator(failing_late, data, **small, checkpoint=tmp_path)
+    assert len(calls) == 9  # 8 runs finished and stored, the 9th failed
+    calls.clear()
+    fail_at[0] = -1
+    resumed = audit_generator(failing_late, data, **small, checkpoint=tmp_path)
+    assert len(calls) == 12 - 8  # only the missing runs were synthesised
+    pd.testing.assert_frame_equal(resumed.per_target, fresh.per_target)
+    pd.testing.assert_frame_equal(resumed.runs, fresh.runs)
+    calls.clear()
+    again = audit_generator(failing_late, data, **small, checkpoint=tmp_path)
+    assert calls == []
+    pd.testing.assert_frame_equal(again.runs, fresh.runs)
+    # another seed is another audit: nothing reused
+    audit_generator(failing_late, data, **{**small, "seed": 5}, checkpoint=tmp_path)
+    assert len(calls) == 12

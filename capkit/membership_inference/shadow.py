@@ -23,7 +23,9 @@ their nearest other record, by :func:`capkit.distance.nearest.nearest`) and ``n_
 random others: Stadler et al. found outliers the most exposed.
 
 Every random step draws from ``numpy.random.SeedSequence([seed, target, run])``, so the
-result does not depend on ``n_jobs`` (joblib's processes) nor on the order runs finish.
+result does not depend on ``n_jobs`` (joblib's processes) nor on the order runs finish; with
+a ``checkpoint`` folder an interrupted audit resumes where it stopped
+(:mod:`~capkit.membership_inference.shadow_checkpoint`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ from tqdm.auto import tqdm
 from capkit.errors import CapkitError
 from capkit.membership_inference.metrics import FPRS, _one, tpr_column
 from capkit.membership_inference.outliers import outlier_distances
+from capkit.membership_inference.shadow_checkpoint import (
+    Checkpoint,
+    data_digest,
+    generator_name,
+)
 from capkit.membership_inference.shadow_features import (
     FEATURE_SETS,
     FeatureSpec,
@@ -259,6 +266,7 @@ def audit_generator(
     seed: int = 0,
     n_jobs: int = 1,
     progress: bool = True,
+    checkpoint: str | os.PathLike | None = None,
 ) -> GeneratorAudit:
     """Audit a generator by shadow modelling (Stadler et al. 2022; TAPAS, Houssiau et al. 2022).
 
@@ -296,6 +304,10 @@ def audit_generator(
         every value.
     progress
         tqdm progress bar over the shadow runs.
+    checkpoint
+        A folder keeping the finished runs: a rerun of the same audit (same data, targets,
+        seed, sizes, features and generator name) synthesises only the missing runs
+        (:mod:`~capkit.membership_inference.shadow_checkpoint`). Default: none.
 
     Returns
     -------
@@ -337,7 +349,13 @@ def audit_generator(
     plan = _Plan(data, auxiliary, positions, list(data.index[positions]), spec,
                  encode(spec, data.iloc[positions]), masks, labels, train_size, seed)
     jobs = [(t, r) for t in range(len(positions)) for r in range(n_shadows)]
-    done = _execute(generator, plan, jobs, n_jobs, progress)
+    store = None
+    if checkpoint is not None:
+        store = Checkpoint(checkpoint, {
+            "data": data_digest(data), "targets": [int(v) for v in positions], "seed": seed,
+            "n_shadows": n_shadows, "train_size": train_size, "features": list(spec.sets),
+            "n_queries": n_queries, "generator": generator_name(generator)})
+    done = _execute(generator, plan, jobs, n_jobs, progress, store)
 
     matrix = np.vstack([vector for _, vector in done])
     blocks = [(matrix[t * n_shadows:(t + 1) * n_shadows], labels[t].astype(int))
@@ -368,26 +386,43 @@ def audit_generator(
                           data.iloc[positions].copy())
 
 
+#: Runs between two checkpoint files when running in this process.
+SAVE_EVERY = 20
+
+
 def _execute(generator: Generator, plan: _Plan, jobs: list[tuple[int, int]], n_jobs: int,
-             progress: bool) -> list[tuple[int, np.ndarray]]:
+             progress: bool, store: Checkpoint | None) -> list[tuple[int, np.ndarray]]:
     """Generator seed and feature vector of every run, in job order, in this process or
-    joblib's."""
-    bar = tqdm(total=len(jobs), desc="shadow runs", unit="run", disable=not progress)
+    joblib's; runs found in ``store`` are not run again, finished ones are stored."""
+    results = store.load() if store is not None else {}
+    pending = [job for job in jobs if job not in results]
+    bar = tqdm(total=len(jobs), initial=len(jobs) - len(pending), desc="shadow runs",
+               unit="run", disable=not progress)
+
+    def keep(chunk: list[tuple[int, int]], part: list[tuple[int, np.ndarray]]) -> None:
+        results.update(zip(chunk, part, strict=True))
+        if store is not None:
+            store.save(chunk, part)
+
     try:
         if n_jobs == 1:
-            out = []
-            for t, r in jobs:
-                out.extend(_run_chunk(generator, plan, [(t, r)]))
-                bar.update(1)
-            return out
-        workers = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-        size = max(1, math.ceil(len(jobs) / (8 * workers)))
-        chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
-        out = []
-        for result in Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_run_chunk)(generator, plan, chunk) for chunk in chunks):
-            out.extend(result)
-            bar.update(len(result))
-        return out
+            for i in range(0, len(pending), SAVE_EVERY):
+                chunk, part = pending[i:i + SAVE_EVERY], []
+                try:
+                    for job in chunk:
+                        part.extend(_run_chunk(generator, plan, [job]))
+                        bar.update(1)
+                finally:  # an error keeps the runs finished before it
+                    keep(chunk[:len(part)], part)
+        else:
+            workers = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+            size = max(1, math.ceil(len(pending) / (8 * workers)))
+            chunks = [pending[i:i + size] for i in range(0, len(pending), size)]
+            parts = Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_run_chunk)(generator, plan, chunk) for chunk in chunks)
+            for chunk, part in zip(chunks, parts, strict=True):
+                keep(chunk, part)
+                bar.update(len(part))
     finally:
         bar.close()
+    return [results[job] for job in jobs]

@@ -12,9 +12,10 @@ make-up of the k nearest records (DPI), exact, under two distances.
 * **Squared Euclidean on the raw columns** (DOMIAS 0.0.5's ``d``: ``sum_k (x_k - y_k)^2``,
   summed in column order, spec ``shared/spec/domias.md`` section 1.4): every pair, in blocks.
 
-Ties at the k-th distance are split, not broken: the share of synthetic records among the k
-nearest counts each record tied at the k-th distance with weight (slots left) / (tied records),
-so the result does not depend on the order of the records.
+The kernels run on one thread (no OpenMP runtime: safe in a forked process and under a busy
+machine's other jobs). Ties at the k-th distance are split, not broken: the share of synthetic
+records among the k nearest counts each record tied at the k-th distance with weight
+(slots left) / (tied records), so the result does not depend on the order of the records.
 """
 
 from __future__ import annotations
@@ -80,11 +81,11 @@ def _pair(level, qnum, tnum, i, j):
     return d
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
                  qnum, tnum, w_cat, equal, radius, total_weight, counts):
     n_qc = len(q_combo_start) - 1
-    for qc in numba.prange(n_qc):
+    for qc in range(n_qc):
         levels = _levels(qparts, tparts, w_cat, equal, qc)
         for h in range(len(levels)):
             if levels[h] / total_weight >= radius:
@@ -97,11 +98,11 @@ def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_coun
                         counts[i] += 1
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
                 qnum, tnum, w_cat, equal, is_first, k, share):
     n_qc = len(q_combo_start) - 1
-    for qc in numba.prange(n_qc):
+    for qc in range(n_qc):
         levels = _levels(qparts, tparts, w_cat, equal, qc)
         order = _level_order(levels, w_cat, equal, qparts.shape[1])
         best = np.empty(k)

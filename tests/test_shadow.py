@@ -222,7 +222,7 @@ def test_capkit_cart_and_baselines_as_generators():
     data = toy(200, seed=2)
     data["income"] = data["income"].round().astype(int)  # whole numbers stay whole (baselines)
     options = {**SMALL, "targets": ["r0", "r1"], "train_size": 80, "n_shadows": 40}
-    cart = audit_generator(cart_generator(), data, **options)
+    cart = audit_generator(cart_generator(), data, **{**options, "n_shadows": 8})
     boot = audit_generator(lambda f, s: bootstrap_with_noise(f, seed=s), data, **options)
     indep = audit_generator(lambda f, s: independent_columns(f, seed=s), data, **options)
     for audit in (cart, boot, indep):

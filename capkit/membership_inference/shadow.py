@@ -74,8 +74,8 @@ class GeneratorAudit:
         One row per target, index its row label in ``data``: ``kind`` ("outlier", "random" or
         "given"), ``nn_distance`` (Gower distance to its nearest other record), ``auc``,
         ``advantage`` (TPR - FPR of the meta-classifier's guesses "in" when its probability
-        is > 1/2, Stadler et al.'s advantage), ``privacy_gain`` (1 - advantage, as TAPAS
-        reports it), ``max_advantage`` (max over thresholds of TPR - FPR: optimistic, chosen
+        is > 1/2, Stadler et al.'s advantage; negative by chance at times), ``privacy_gain``
+        (1 - advantage, as TAPAS reports it), ``max_advantage`` (max over thresholds of TPR - FPR: optimistic, chosen
         on the same runs), the TPRs at FPR 0, 0.001, 0.01, 0.1 and ``epsilon_lower``.
     runs
         One row per shadow run: ``target`` (row label), ``run``, ``seed`` (passed to the

@@ -281,6 +281,8 @@ def test_bad_arguments():
         audit_generator(copy_generator, data, **{**SMALL, "targets": ["nobody"]})
     with pytest.raises(CapkitError, match="features"):
         audit_generator(copy_generator, data, **{**SMALL, "features": ["magic"]})
+    with pytest.raises(CapkitError, match="n_jobs"):
+        audit_generator(copy_generator, data, **{**SMALL, "n_jobs": 0})
     with pytest.raises(CapkitError, match="callable"):
         audit_generator("cart", data, **SMALL)
     with pytest.raises(CapkitError, match="non-empty"):

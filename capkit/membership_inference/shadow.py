@@ -75,8 +75,9 @@ class GeneratorAudit:
         "given"), ``nn_distance`` (Gower distance to its nearest other record), ``auc``,
         ``advantage`` (TPR - FPR of the meta-classifier's guesses "in" when its probability
         is > 1/2, Stadler et al.'s advantage; negative by chance at times), ``privacy_gain``
-        (1 - advantage, as TAPAS reports it), ``max_advantage`` (max over thresholds of TPR - FPR: optimistic, chosen
-        on the same runs), the TPRs at FPR 0, 0.001, 0.01, 0.1 and ``epsilon_lower``.
+        (1 - advantage, as TAPAS reports it), ``max_advantage`` (max over thresholds of
+        TPR - FPR: optimistic, chosen on the same runs), the TPRs at FPR 0, 0.001, 0.01, 0.1
+        and ``epsilon_lower``.
     runs
         One row per shadow run: ``target`` (row label), ``run``, ``seed`` (passed to the
         generator), ``member`` (target in the training set) and ``score`` (the out-of-fold
@@ -333,6 +334,8 @@ def audit_generator(
     if isinstance(n_queries, bool) or not isinstance(n_queries, int | np.integer) \
             or n_queries < 0:
         raise CapkitError(f"n_queries must be an integer >= 0, got {n_queries!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
+        raise CapkitError(f"n_jobs must be a non-zero integer (-1: all cores), got {n_jobs!r}")
     positions, kinds, distance = _choose_targets(data, targets, n_targets, seed)
     auxiliary = np.setdiff1d(np.arange(len(data)), positions)
     _check_counts(n_shadows, folds, train_size, len(auxiliary))

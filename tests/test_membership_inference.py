@@ -219,6 +219,12 @@ def test_compat_squared_distances_pair_by_pair():
                                [1 / (1 + math.exp(a - b)) for a, b in zip(d_g, d_r,
                                                                           strict=True)],
                                rtol=1e-14)
+    # the same distance chosen without compat: the same distance scores, capkit's DOMIAS
+    chosen = scores(m, n, g, r, attacks=("dcr", "mc", "domias"), distance="squared_euclidean",
+                    overlap="allow")
+    np.testing.assert_array_equal(chosen["dcr"], out["dcr"])
+    np.testing.assert_array_equal(chosen["mc"], out["mc"])
+    assert chosen.attrs["settings"]["distance"] == "squared_euclidean"
     dpi = []
     for row_g, row_r in zip(dg, dr, strict=True):
         both = sorted([(v, 1) for v in row_g] + [(v, 0) for v in row_r])
@@ -413,6 +419,10 @@ def test_bad_frames_and_options():
         scores(m, n, g, r, compat="tapas")
     with pytest.raises(CapkitError, match="numeric columns only"):
         scores(m, n, g, r, compat="domias")
+    with pytest.raises(CapkitError, match="numeric columns only"):
+        scores(m, n, g, r, distance="squared_euclidean")
+    with pytest.raises(CapkitError, match="distance must be"):
+        scores(m, n, g, r, distance="manhattan")
     with pytest.raises(CapkitError, match="DataFrame"):
         scores(m.to_numpy(), n, g, r)
     with pytest.raises(CapkitError, match="too few"):

@@ -62,6 +62,9 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
 @click.option("--compat", type=click.Choice(["domias"]), default=None,
               help="domias 0.0.5's conventions (numeric columns only; squared Euclidean "
                    "distances, its KDE ratio with the additive 1e-10).")
+@click.option("--distance", type=click.Choice(["gower", "squared_euclidean"]), default=None,
+              help="Distance of the distance attacks [default: gower; squared_euclidean with "
+                   "--compat domias]; squared_euclidean needs numeric columns only.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the reference split, the classifier and the epsilon bound's halves.")
 @click.option("--k", "k", type=int, default=20, show_default=True,
@@ -81,7 +84,8 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
 @opts.SEP
 @opts.QUIET
 def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | None,
-               columns: str | None, attack_names: str | None, compat: str | None, seed: int,
+               columns: str | None, attack_names: str | None, compat: str | None,
+               distance: str | None, seed: int,
                k: int, top: int, exposed_by: str, allow_overlap: bool, plot_path: Path | None,
                fmt: str, output: Path | None, na_values: str, sep: str | None,
                quiet: bool) -> None:
@@ -125,7 +129,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
         with opts.measure_warnings(quiet):
             table = summary(frames["members"], frames["holdout"], frames["synthetic"],
                             frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
-                            k=k, overlap="allow" if allow_overlap else "refuse")
+                            distance=distance, k=k, overlap="allow" if allow_overlap else "refuse")
             per_record = table.attrs["scores"]
             exposed = exposed_members(per_record, frames["members"], frames["synthetic"],
                                       attack=exposed_by, top=top)

@@ -88,6 +88,7 @@ def scores(
     *,
     attacks: Sequence[str] = ATTACKS,
     compat: str | None = None,
+    distance: str | None = None,
     seed: int = 0,
     k: int = 20,
     reference_fraction: float = 0.5,
@@ -125,6 +126,11 @@ def scores(
         ``domias_density`` = log p_G, computed without underflow on the numeric columns
         (categorical columns, columns with missing values and columns constant in the synthetic
         or reference data are left out, and the output's notes say so).
+    distance
+        The distance of the distance attacks (DCR, DCR-Diff, GAN-Leaks, MC, DPI): ``"gower"``
+        (capkit's default, mixed types) or ``"squared_euclidean"`` (DOMIAS's: the raw numeric
+        columns, unscaled, so the widest column dominates; numeric columns only). Default:
+        Gower, or squared Euclidean with ``compat="domias"``.
     seed
         Seeds the reference split and the classifier.
     k
@@ -176,17 +182,22 @@ def scores(
                    need_reference=need_reference)
     notes = list(prep.notes)
     is_compat = compat == "domias"
-    if is_compat:
+    if distance is None:
+        distance = "squared_euclidean" if is_compat else "gower"
+    if distance not in DISTANCES:
+        raise CapkitError(f"distance must be one of {list(DISTANCES)}, got {distance!r}")
+    if is_compat or distance == "squared_euclidean":
+        why = "compat='domias'" if is_compat else "distance='squared_euclidean'"
         if prep.categorical:
-            raise CapkitError(f"compat='domias' needs numeric columns only (DOMIAS takes a "
-                              f"numeric array); categorical: {list(prep.categorical)}")
+            raise CapkitError(f"{why} needs numeric columns only (DOMIAS takes a numeric "
+                              f"array); categorical: {list(prep.categorical)}")
         frames = (prep.members, prep.nonmembers, prep.synthetic, prep.reference)
         bad = [c for c in prep.numeric if any(f[c].isna().any() for f in frames)]
         if bad:
-            raise CapkitError(f"compat='domias' cannot score missing values (DOMIAS's scores "
-                              f"become NaN); columns {bad}")
-    enc = _raw(prep) if is_compat else _gower(prep)
-    settings = {"compat": compat, "distance": "squared_euclidean" if is_compat else "gower",
+            raise CapkitError(f"{why} cannot score missing values (DOMIAS's scores become "
+                              f"NaN); columns {bad}")
+    enc = _raw(prep) if distance == "squared_euclidean" else _gower(prep)
+    settings = {"compat": compat, "distance": distance,
                 "k": k, "seed": seed, "n_members": len(prep.members),
                 "n_nonmembers": len(prep.nonmembers), "n_synthetic": len(prep.synthetic),
                 "n_reference": len(prep.reference)}
@@ -239,4 +250,4 @@ def scores(
     return frame
 
 
-__all__ = ["ATTACKS", "COMPAT", "NEED_REFERENCE", "scores"]
+__all__ = ["ATTACKS", "COMPAT", "DISTANCES", "NEED_REFERENCE", "scores"]

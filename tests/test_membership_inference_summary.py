@@ -29,8 +29,9 @@ def test_auc_interval_hanley_mcneil():
 
 def test_summary_columns_and_values():
     m, n, g, r = small_case()
-    table = summary(m, n, g, r, seed=2)
-    per_record = table.attrs["scores"]
+    table, per_record = summary(m, n, g, r, seed=2, return_scores=True)
+    pd.testing.assert_frame_equal(table, summary(m, n, g, r, seed=2))
+    assert len(pd.concat([table, table])) == 2 * len(table)  # attrs hold no frame
     plain = metrics(per_record, seed=2)
     for column in plain.columns:
         np.testing.assert_array_equal(table[column], plain[column])

@@ -127,10 +127,11 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
             for change in changes:
                 click.echo(f"Aligned: {change}", err=True)
         with opts.measure_warnings(quiet):
-            table = summary(frames["members"], frames["holdout"], frames["synthetic"],
-                            frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
-                            distance=distance, k=k, overlap="allow" if allow_overlap else "refuse")
-            per_record = table.attrs["scores"]
+            table, per_record = summary(
+                frames["members"], frames["holdout"], frames["synthetic"],
+                frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
+                distance=distance, k=k, overlap="allow" if allow_overlap else "refuse",
+                return_scores=True)
             exposed = exposed_members(per_record, frames["members"], frames["synthetic"],
                                       attack=exposed_by, top=top)
         table.attrs["exposed_attack"] = exposed_by

@@ -201,7 +201,7 @@ def scores(
                 "k": k, "seed": seed, "n_members": len(prep.members),
                 "n_nonmembers": len(prep.nonmembers), "n_synthetic": len(prep.synthetic),
                 "n_reference": len(prep.reference)}
-    settings["scored_nonmembers"] = prep.scored_positions
+    settings["scored_nonmembers"] = prep.scored_positions.tolist()  # a list: attrs compare
     out = {"member": prep.member}
     values: dict[str, np.ndarray] = {}
     d_g = d_r = None

@@ -42,7 +42,8 @@ def auc_interval(auc: float, n_members: int, n_nonmembers: int,
 
 def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame,
             reference: pd.DataFrame | None = None, *, attacks: Sequence[str] = ATTACKS,
-            seed: int = 0, confidence: float = 0.95, **options) -> pd.DataFrame:
+            seed: int = 0, confidence: float = 0.95, return_scores: bool = False,
+            **options) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Per attack: AUC with its interval, TPR at FPR 0 / 0.001 / 0.01 / 0.1 with intervals,
     advantage and the epsilon lower bound.
 
@@ -57,6 +58,8 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
         ``overlap``, ``classifier``, ``reference_fraction``).
     confidence
         Of the intervals and of the epsilon bound.
+    return_scores
+        Also return the per-record scores.
 
     Returns
     -------
@@ -64,9 +67,9 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
         Index ``attack``; columns ``auc``, ``auc_low``, ``auc_high``, for each FPR f
         ``tpr_at_fpr_f``, ``tpr_at_fpr_f_low``, ``tpr_at_fpr_f_high``, then ``advantage``,
         ``epsilon_lower``, ``n_members``, ``n_nonmembers``. ``attrs["notes"]`` and
-        ``attrs["settings"]`` are those of the scores; ``attrs["scores"]`` the per-record
-        scores themselves. An attack without scores (DOMIAS with no numeric column) is left
-        out, and a note says so.
+        ``attrs["settings"]`` are those of the scores. An attack without scores (DOMIAS with no
+        numeric column) is left out, and a note says so. With ``return_scores``, the pair
+        (table, per-record scores).
     """
     per_record = scores(members, holdout, synthetic, reference, attacks=attacks, seed=seed,
                         **options)
@@ -92,8 +95,7 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
         table.insert(at + 1, f"{column}_high", hi)
     table.attrs["notes"] = notes
     table.attrs["settings"] = per_record.attrs["settings"]
-    table.attrs["scores"] = per_record
-    return table
+    return (table, per_record) if return_scores else table
 
 
 def exposed_members(per_record: pd.DataFrame, members: pd.DataFrame,

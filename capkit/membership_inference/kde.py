@@ -17,8 +17,8 @@ points are whitened once by triangular solves, the squared distances of a block 
 from one matrix product (||a||^2 + ||b||^2 - 2 a.b, clipped at 0), and the exponentials are
 summed block by block. It agrees with scipy 1.17's ``gaussian_kde.evaluate`` to ~1e-13
 relative (tests). :func:`log_density` gives log p(x) without underflow (far from every data
-point scipy's density is exactly 0): blocks are summed after subtracting each point's largest
-exponent.
+point scipy's density is exactly 0): there the sum is redone after factoring out each point's
+largest term.
 """
 
 from __future__ import annotations
@@ -129,17 +129,30 @@ def density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Below this density the log is recomputed with each point's largest term factored out.
+TINY = 1e-280
+
+
 def log_density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
-    """log p(x) at each row of ``points``, finite everywhere (no underflow)."""
-    z = _whiten(kernel, points)
-    out = np.empty(len(z))
-    for start, stop, q in _blocks(kernel, z):
-        low = q.min(axis=1)
-        q -= low[:, None]
-        np.negative(q, out=q)
-        np.exp(q, out=q)
-        out[start:stop] = np.log(q.sum(axis=1)) - low
-    return out + kernel.log_norm - np.log(kernel.n)
+    """log p(x) at each row of ``points``, finite everywhere (no underflow).
+
+    The density is summed as in :func:`density`; where it is below :data:`TINY` (far from
+    every data point, where the plain sum loses precision or underflows to 0), the sum is
+    redone with the point's largest term factored out: log p = log sum exp(-q_i/2 + q_min/2)
+    - q_min/2 + log(norm / n).
+    """
+    out = np.log(np.maximum(density(kernel, points), TINY))
+    far = np.flatnonzero(out <= np.log(TINY))
+    if len(far):
+        z = _whiten(kernel, np.asarray(points, dtype=np.float64)[far])
+        for start, stop, q in _blocks(kernel, z):
+            low = q.min(axis=1)
+            q -= low[:, None]
+            np.negative(q, out=q)
+            np.exp(q, out=q)
+            out[far[start:stop]] = (np.log(q.sum(axis=1)) - low + kernel.log_norm
+                                    - np.log(kernel.n))
+    return out
 
 
-__all__ = ["BLOCK_CELLS", "Kernel", "density", "fit", "log_density"]
+__all__ = ["BLOCK_CELLS", "TINY", "Kernel", "density", "fit", "log_density"]

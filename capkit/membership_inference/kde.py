@@ -12,13 +12,13 @@ through numpy's weighted formula), h = n_eff^(-1/(d + 4)) (Scott, "Multivariate 
 Estimation", 1992, eq. 6.47) and n_eff = 1 / sum_i w_i^2 (a dot product, as scipy computes it:
 not exactly n).
 
-:func:`density` computes the same numbers without scipy's pair-by-pair loop: the data and the
-points are whitened once by triangular solves, the squared distances of a block of pairs come
-from one matrix product (||a||^2 + ||b||^2 - 2 a.b, clipped at 0), and the exponentials are
-summed block by block. It agrees with scipy 1.17's ``gaussian_kde.evaluate`` to ~1e-13
-relative (tests). :func:`log_density` gives log p(x) without underflow (far from every data
-point scipy's density is exactly 0): there the sum is redone after factoring out each point's
-largest term.
+:func:`density` evaluates it with scipy's compiled loop (what DOMIAS runs);
+:func:`blocked_density` computes the same numbers independently: the data and the points are
+whitened once by triangular solves, the squared distances of a block of pairs come from one
+matrix product (||a||^2 + ||b||^2 - 2 a.b, clipped at 0), and the exponentials are summed block
+by block. The two agree to ~1e-13 relative (tests). :func:`log_density` gives log p(x)
+without underflow (far from every data point scipy's density is exactly 0): there the sum is
+redone after factoring out each point's largest term.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
+from scipy.stats import gaussian_kde
 
 from capkit.errors import CapkitError
 
@@ -48,6 +49,8 @@ class Kernel:
         C (d x d), the data's covariance.
     cholesky
         L = factor * cholesky(C), lower triangular.
+    estimate
+        scipy's ``gaussian_kde`` on the same data, whose compiled loop :func:`density` calls.
     """
 
     n: int
@@ -58,6 +61,7 @@ class Kernel:
     cholesky: np.ndarray
     whitened: np.ndarray
     log_norm: float
+    estimate: object = None
 
 
 def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
@@ -90,7 +94,7 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
     norm = (2 * np.pi) ** (-d / 2.0)
     log_norm = float(np.log(norm) - np.sum(np.log(np.diag(cho))))
     return Kernel(n, d, float(n_eff), float(factor), covariance, cho,
-                  np.ascontiguousarray(whitened), log_norm)
+                  np.ascontiguousarray(whitened), log_norm, gaussian_kde(data.T))
 
 
 def _whiten(kernel: Kernel, points: np.ndarray) -> np.ndarray:
@@ -118,7 +122,22 @@ def _blocks(kernel: Kernel, z: np.ndarray):
 
 
 def density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
-    """p(x) at each row of ``points`` (0.0 where every kernel term underflows, as in scipy)."""
+    """p(x) at each row of ``points`` (0.0 where every kernel term underflows, as in scipy).
+
+    Evaluated by scipy's compiled loop (``gaussian_kde.evaluate``), the very computation
+    domias 0.0.5 runs: on this project's 2-core machine it was faster than the blocked numpy
+    sum (:func:`blocked_density`: 23.6 s against 15.8 s for two densities of 32,000 points on
+    16,000 records), and it gives DOMIAS's numbers to the last bits.
+    """
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != kernel.d:
+        raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
+    return np.asarray(kernel.estimate(points.T), dtype=np.float64)
+
+
+def blocked_density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
+    """p(x) by the formula of the module docstring, in numpy blocks (independent of scipy's
+    loop; agrees with it to ~1e-13 relative)."""
     z = _whiten(kernel, points)
     out = np.empty(len(z))
     norm = np.exp(kernel.log_norm)
@@ -155,4 +174,4 @@ def log_density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["BLOCK_CELLS", "TINY", "Kernel", "density", "fit", "log_density"]
+__all__ = ["BLOCK_CELLS", "TINY", "Kernel", "blocked_density", "density", "fit", "log_density"]

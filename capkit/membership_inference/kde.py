@@ -80,7 +80,9 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
     if not np.isfinite(data).all():
         raise CapkitError(f"{name} has missing or infinite values in the density's columns")
     weights = np.ones(n) / n
-    n_eff = 1.0 / np.vecdot(weights, weights)  # scipy's order of summation
+    # scipy's own expression (np.vecdot on numpy >= 2; a dot product before)
+    dot = getattr(np, "vecdot", np.dot)
+    n_eff = 1.0 / dot(weights, weights)
     factor = n_eff ** (-1.0 / (d + 4))
     covariance = np.atleast_2d(np.cov(data.T, rowvar=1, bias=False, aweights=weights))
     try:

@@ -1,7 +1,7 @@
 """The ``capkit`` command group: one module per command (:mod:`~capkit.cli.reproduce`,
 :mod:`~capkit.cli.disclosure`, :mod:`~capkit.cli.cap`, :mod:`~capkit.cli.attack`,
-:mod:`~capkit.cli.report`), the shared file reader (:mod:`~capkit.cli.files`) and options
-(:mod:`~capkit.cli.options`).
+:mod:`~capkit.cli.membership`, :mod:`~capkit.cli.report`), the shared file reader
+(:mod:`~capkit.cli.files`) and options (:mod:`~capkit.cli.options`).
 
 A command's module is imported when that command runs (``capkit --help`` and ``capkit cap``
 do not pay for scikit-learn, which ``attack`` and ``report`` need): click's lazily loaded
@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "disclosure": ("capkit.cli.disclosure",
                    "synthpop's disclosure measures of SYNTHETIC file(s) made from the ORIGINAL "
                    "file."),
+    "membership": ("capkit.cli.membership",
+                   "Membership inference on the SYNTHETIC file made from the MEMBERS file."),
     "report": ("capkit.cli.report",
                "The custodian's report: every disclosure measure on SYNTHETIC file(s) made from "
                "the ORIGINAL file, with a verdict per finding."),

@@ -1,0 +1,153 @@
+"""``capkit membership MEMBERS SYNTHETIC --holdout HOLDOUT``: membership inference on one
+release, every member and holdout record scored by every attack
+(:mod:`capkit.membership_inference`), as text, markdown, json or a self-contained html page
+with the ROC curves on log-log axes and the score distributions.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from capkit import plots
+from capkit.cli import options as opts
+from capkit.data import io
+from capkit.data.align import align_frames
+from capkit.errors import CapkitError
+from capkit.membership_inference import ATTACKS, exposed_members, summary
+from capkit.plots.membership import membership_roc
+from capkit.report import render
+from capkit.report.membership import membership_report
+
+
+def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
+          sep: str | None) -> tuple[dict, list[str], list[str]]:
+    """Read the files (role -> path; "members" first) on the same columns, aligned to the
+    members' types like a synthesis (:func:`capkit.data.align.align_frames`).
+
+    Returns the frames by role, the input lines of the report and the type alignments.
+    """
+    header = io.read_columns(paths["members"], "members", sep)
+    wanted = header if columns is None else columns
+    missing = [c for c in wanted if c not in header]
+    if missing:
+        raise CapkitError(f"--columns: {missing} not in the members file")
+    files = {role: io.read_table(path, wanted, role=role, na_values=na_values.split(","),
+                                 sep=sep) for role, path in paths.items()}
+    others = [role for role in files if role != "members"]
+    aligned = align_frames(files["members"].frame, [files[r].frame for r in others], wanted,
+                           names=[f"the {r} file" for r in others])
+    frames = {"members": aligned.original} | dict(zip(others, aligned.synthetics, strict=True))
+    lines = [f"{role}: {files[role].path.name} ({len(frames[role])} records)" for role in files]
+    lines.append(f"columns: {', '.join(wanted)}")
+    return frames, lines, list(aligned.changes)
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--holdout", type=click.Path(path_type=Path), default=None,
+              help="Records of the same population that were NOT used to make the synthetic "
+                   "data (required: membership is judged against them).")
+@click.option("--reference", type=click.Path(path_type=Path), default=None,
+              help="Population records the attacker holds, neither members nor holdout "
+                   "[default: half of the holdout, drawn with --seed; the other half is "
+                   "scored].")
+@click.option("--columns", default=None, metavar="C1,C2,...",
+              help="Columns the attacks use [default: every column of the members file].")
+@click.option("--attacks", "attack_names", default=None, metavar="A1,A2,...",
+              help=f"Attacks to run [default: all: {','.join(ATTACKS)}].")
+@click.option("--compat", type=click.Choice(["domias"]), default=None,
+              help="domias 0.0.5's conventions (numeric columns only; squared Euclidean "
+                   "distances, its KDE ratio with the additive 1e-10).")
+@click.option("--distance", type=click.Choice(["gower", "squared_euclidean"]), default=None,
+              help="Distance of the distance attacks [default: gower; squared_euclidean with "
+                   "--compat domias]; squared_euclidean needs numeric columns only.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the reference split, the classifier and the epsilon bound's halves.")
+@click.option("--k", "k", type=int, default=20, show_default=True,
+              help="Neighbours of DPI.")
+@click.option("--top", type=int, default=10, show_default=True,
+              help="Members most exposed to list.")
+@click.option("--exposed-by", default="dcr", show_default=True,
+              help="The attack that ranks the members most exposed.")
+@click.option("--allow-overlap", is_flag=True, default=False,
+              help="Accept holdout records identical to a member (different people with the "
+                   "same values): by default an error giving how many.")
+@click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
+              help="Draw the ROC curves and score distributions into this .png or .svg file.")
+@opts.FORMAT
+@opts.OUTPUT
+@opts.NA_VALUES
+@opts.SEP
+@opts.QUIET
+def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | None,
+               columns: str | None, attack_names: str | None, compat: str | None,
+               distance: str | None, seed: int,
+               k: int, top: int, exposed_by: str, allow_overlap: bool, plot_path: Path | None,
+               fmt: str, output: Path | None, na_values: str, sep: str | None,
+               quiet: bool) -> None:
+    """Membership inference on the SYNTHETIC file made from the MEMBERS file.
+
+    Can an attacker holding the synthetic data tell whether a person's record was used to make
+    it? Every member and every holdout record is scored by DCR, DCR-Diff, GAN-Leaks (and its
+    calibrated form), MC, DPI, DOMIAS (and its ablated density) and a synthetic-vs-reference
+    classifier; the report gives each attack's AUC, TPR at FPR 0, 0.001, 0.01 and 0.1,
+    advantage and epsilon lower bound, and the members most exposed. Without --holdout there
+    is no membership verdict: records not used for the synthesis are needed.
+    """
+
+    def body() -> None:
+        if len(files) != 2:
+            raise CapkitError("give the members file and one synthetic file: MEMBERS SYNTHETIC")
+        if holdout is None:
+            raise CapkitError("--holdout is required: membership inference needs records not "
+                              "used for the synthesis, without them there is no verdict")
+        members_path, synthetic_path = files
+        for path, option in ((holdout, "--holdout"), (reference, "--reference")):
+            if path is not None and not path.exists():
+                raise CapkitError(f"{option} file {str(path)!r} does not exist")
+        chosen = opts.split(attack_names, "--attacks") or list(ATTACKS)
+        unknown = [a for a in chosen if a not in ATTACKS]
+        if unknown:
+            raise CapkitError(f"--attacks: unknown attack {unknown[0]!r}; choose from "
+                              f"{', '.join(ATTACKS)}")
+        if exposed_by not in chosen:
+            raise CapkitError(f"--exposed-by {exposed_by!r} is not among the attacks run")
+        opts.check_output(output, "--output")
+        opts.check_output(plot_path, "--plot", (".png", ".svg"))
+        column_list = opts.split(columns, "--columns")
+        paths = {"members": members_path, "synthetic": synthetic_path, "holdout": holdout}
+        if reference is not None:
+            paths["reference"] = reference
+        frames, lines, changes = _read(paths, column_list, na_values, sep)
+        if not quiet:
+            for change in changes:
+                click.echo(f"Aligned: {change}", err=True)
+        with opts.measure_warnings(quiet):
+            table, per_record = summary(
+                frames["members"], frames["holdout"], frames["synthetic"],
+                frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
+                distance=distance, k=k, overlap="allow" if allow_overlap else "refuse",
+                return_scores=True)
+            exposed = exposed_members(per_record, frames["members"], frames["synthetic"],
+                                      attack=exposed_by, top=top)
+        table.attrs["exposed_attack"] = exposed_by
+        table.attrs["notes"] = (list(table.attrs["notes"])
+                                + [f"Type alignment: {c}" for c in changes])
+        with tempfile.TemporaryDirectory() as tmp:
+            saved: list[Path] = []
+            if plot_path is not None or fmt == "html":
+                usable = ["member", *[a for a in chosen if a in table.index]]
+                saved = plots.save(membership_roc(per_record[usable]), "membership_roc", tmp)
+            report = membership_report(table, exposed, opts.command_line(), opts.versions(),
+                                       lines, saved[1].read_bytes() if saved else None)
+            text = render(report, fmt)
+            opts.emit(text, output)
+            if plot_path is not None:
+                source = saved[0] if plot_path.suffix.lower() == ".png" else saved[1]
+                shutil.copyfile(source, plot_path)
+
+    opts.run_reporting_errors(body)

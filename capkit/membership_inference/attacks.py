@@ -1,0 +1,130 @@
+"""The distance and density attacks: one score per scored record, higher = more likely a member.
+
+Notation: x a scored record (member or non-member), G the synthetic records, R the reference
+records, d(x, G) = min over g in G of d(x, g).
+
+* DCR: ``-d(x, G)``; DCR-Diff: ``d(x, R) - d(x, G)`` (a record closer to the synthetic data
+  than to the population is suspicious).
+* GAN-Leaks, full black-box (Chen, Yu, Zhang & Fritz, "GAN-Leaks: A Taxonomy of Membership
+  Inference Attacks against Generative Models", CCS 2020, eq. 5 with the reconstruction loss a
+  distance): ``exp(-d(x, G))``; calibrated (their section 5.2, the reference set standing in
+  for the reference generator, as DOMIAS 0.0.5 does): ``sigma(d(x, R) - d(x, G))``,
+  ``sigma(t) = 1 / (1 + exp(-t))``. They rank records exactly as DCR and DCR-Diff do under the
+  same distance; they are kept because the literature reports them under these names.
+* MC (Hilprecht, Haerterich & Bernau, "Monte Carlo and Reconstruction Membership Inference
+  Attacks against Generative Models", PoPETs 2019, eq. 1 with the median heuristic of their
+  section 4.1): the share of synthetic records strictly within epsilon of x, epsilon the median
+  over the scored records of d(x, G).
+* DPI (Ward, Wang & Cheng, "Data Plagiarism Index: Characterizing the Privacy Risk of
+  Data-Copying in Tabular Generative Models", KDD GenAI Evaluation workshop 2024): among the k
+  nearest records of x in G and R together, the share that are synthetic (rank-equivalent to
+  their sigmoid of the synthetic / reference count ratio); records tied at the k-th distance
+  count fractionally.
+* DOMIAS (van Breugel, Sun, Qian & van der Schaar, AISTATS 2023, eq. 2): the density ratio
+  p_G(x) / p_R(x), both Gaussian KDEs (:mod:`capkit.membership_inference.kde`); ``domias_density``
+  is p_G(x) alone, their ablation "eq. 1".
+
+Distances: capkit's default is the Gower distance (:mod:`capkit.distance.gower`), numeric
+columns scaled by their range over all four frames and categorical columns by mismatch; the
+nearest record comes from :func:`capkit.distance.nearest.nearest`. ``compat="domias"`` uses
+DOMIAS 0.0.5's squared Euclidean distance on the raw columns (``shared/spec/domias.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from capkit.distance.nearest import nearest
+from capkit.membership_inference import _neighbours, kde
+
+#: DOMIAS 0.0.5's additive constant in the ratio's denominator (evaluator.py line 307).
+DOMIAS_EPSILON = 1e-10
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """The scored, synthetic and reference records encoded for one distance.
+
+    For ``kind="gower"``: categorical codes, numeric values scaled by weight / range, the
+    categorical weights and the Gower denominator. For ``kind="squared"``: the raw numeric
+    values (``num_*``), no categorical part.
+    """
+
+    kind: str
+    cat_x: np.ndarray
+    cat_g: np.ndarray
+    cat_r: np.ndarray
+    num_x: np.ndarray
+    num_g: np.ndarray
+    num_r: np.ndarray
+    w_cat: np.ndarray
+    total_weight: float
+
+
+def distance_to(enc: Encoded, target: str) -> np.ndarray:
+    """d(x, G) (``target="g"``) or d(x, R) for every scored record."""
+    cat_t = enc.cat_g if target == "g" else enc.cat_r
+    num_t = enc.num_g if target == "g" else enc.num_r
+    if enc.kind == "squared":
+        return _neighbours.squared_min(enc.num_x, num_t)
+    best, _ = nearest(enc.cat_x, cat_t, enc.num_x, num_t, enc.w_cat)
+    return best / enc.total_weight
+
+
+def logistic(t: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-t)); 0.0 where exp(-t) overflows, as in numpy."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-t))
+
+
+def mc(enc: Encoded, d_g: np.ndarray) -> tuple[np.ndarray, float]:
+    """MC scores and the epsilon (median of d(x, G) over the scored records)."""
+    epsilon = float(np.median(d_g))
+    if enc.kind == "squared":
+        counts = _neighbours.squared_ball_counts(enc.num_x, enc.num_g, epsilon)
+    else:
+        counts = _neighbours.gower_ball_counts(enc.cat_x, enc.num_x, enc.cat_g, enc.num_g,
+                                               enc.w_cat, enc.total_weight, epsilon)
+    return counts / len(enc.num_g), epsilon
+
+
+def dpi(enc: Encoded, k: int) -> np.ndarray:
+    """Share of synthetic records among the k nearest of G and R together."""
+    is_syn = np.r_[np.ones(len(enc.num_g), bool), np.zeros(len(enc.num_r), bool)]
+    k = min(k, len(is_syn))
+    num_t = np.concatenate([enc.num_g, enc.num_r])
+    if enc.kind == "squared":
+        return _neighbours.squared_knn_share(enc.num_x, num_t, is_syn, k)
+    cat_t = np.concatenate([enc.cat_g, enc.cat_r])
+    return _neighbours.gower_knn_share(enc.cat_x, enc.num_x, cat_t, num_t, enc.w_cat, is_syn,
+                                       k)
+
+
+def domias(x: np.ndarray, g: np.ndarray, r: np.ndarray | None, *, compat: bool
+           ) -> tuple[np.ndarray, np.ndarray | None, dict]:
+    """(``domias_density``, ``domias``, details) on the density's columns.
+
+    capkit: log p_G(x) and log p_G(x) - log p_R(x), computed without underflow (scale-free:
+    the Jacobian of any change of units cancels in the ratio). ``compat``: DOMIAS 0.0.5's
+    p_G(x) and p_G(x) / (p_R(x) + 1e-10).
+    """
+    kg = kde.fit(g, name="synthetic")
+    details = {"synthetic": kg}
+    if compat:
+        p_g = kde.density(kg, x)
+        if r is None:
+            return p_g, None, details
+        kr = kde.fit(r, name="reference")
+        details["reference"] = kr
+        return p_g, p_g / (kde.density(kr, x) + DOMIAS_EPSILON), details
+    log_g = kde.log_density(kg, x)
+    if r is None:
+        return log_g, None, details
+    kr = kde.fit(r, name="reference")
+    details["reference"] = kr
+    return log_g, log_g - kde.log_density(kr, x), details
+
+
+__all__ = ["DOMIAS_EPSILON", "Encoded", "distance_to", "domias", "dpi", "logistic", "mc"]

@@ -1,0 +1,163 @@
+"""What a report shows of membership inference on one release: per attack, the numbers the
+field reports with an interval, and the members most exposed.
+
+* :func:`summary`: :func:`~capkit.membership_inference.scores.scores` then
+  :func:`~capkit.membership_inference.metrics.metrics` for every attack, with a confidence
+  interval of the AUC (Hanley & McNeil, "The meaning and use of the area under a receiver
+  operating characteristic (ROC) curve", Radiology 143 (1982), eq. 2 for its standard error)
+  and of each TPR at a fixed FPR (Clopper-Pearson on the members flagged);
+* :func:`exposed_members`: the members an attack ranks highest, each with its closest synthetic
+  record (Gower distance, :func:`capkit.distance.dcr`) and the columns on which the two agree,
+  which is what makes the member stand out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from capkit.distance import dcr
+from capkit.errors import CapkitError
+from capkit.membership_inference.metrics import FPRS, clopper_pearson, metrics, tpr_column
+from capkit.membership_inference.scores import ATTACKS, scores
+
+
+def auc_interval(auc: float, n_members: int, n_nonmembers: int,
+                 confidence: float = 0.95) -> tuple[float, float]:
+    """Hanley & McNeil's (1982) normal interval of an AUC, clipped to [0, 1].
+
+    SE^2 = [A(1 - A) + (n_m - 1)(Q1 - A^2) + (n_n - 1)(Q2 - A^2)] / (n_m n_n), with
+    Q1 = A / (2 - A) and Q2 = 2 A^2 / (1 + A).
+    """
+    a = float(auc)
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    var = (a * (1 - a) + (n_members - 1) * (q1 - a * a)
+           + (n_nonmembers - 1) * (q2 - a * a)) / (n_members * n_nonmembers)
+    half = norm.ppf(0.5 + confidence / 2) * np.sqrt(max(var, 0.0))
+    return max(0.0, a - half), min(1.0, a + half)
+
+
+def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame,
+            reference: pd.DataFrame | None = None, *, attacks: Sequence[str] = ATTACKS,
+            seed: int = 0, confidence: float = 0.95, return_scores: bool = False,
+            **options) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+    """Per attack: AUC with its interval, TPR at FPR 0 / 0.001 / 0.01 / 0.1 with intervals,
+    advantage and the epsilon lower bound.
+
+    Parameters
+    ----------
+    members, holdout, synthetic, reference
+        As :func:`~capkit.membership_inference.scores.scores` (``holdout`` are its
+        non-members). Without a holdout there is no membership verdict: the function raises
+        (a :class:`~capkit.errors.CapkitError` saying so).
+    attacks, seed, options
+        Passed to :func:`~capkit.membership_inference.scores.scores` (``compat``, ``k``,
+        ``overlap``, ``classifier``, ``reference_fraction``).
+    confidence
+        Of the intervals and of the epsilon bound.
+    return_scores
+        Also return the per-record scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``attack``; columns ``auc``, ``auc_low``, ``auc_high``, for each FPR f
+        ``tpr_at_fpr_f``, ``tpr_at_fpr_f_low``, ``tpr_at_fpr_f_high``, then ``advantage``,
+        ``epsilon_lower``, ``n_members``, ``n_nonmembers``. ``attrs["notes"]`` and
+        ``attrs["settings"]`` are those of the scores. An attack without scores (DOMIAS with no
+        numeric column) is left out, and a note says so. With ``return_scores``, the pair
+        (table, per-record scores).
+    """
+    per_record = scores(members, holdout, synthetic, reference, attacks=attacks, seed=seed,
+                        **options)
+    notes = list(per_record.attrs["notes"])
+    usable = [a for a in attacks if not per_record[a].isna().all()]
+    for attack in attacks:
+        if attack not in usable:
+            notes.append(f"{attack}: no scores (left out)")
+    if not usable:
+        raise CapkitError("no attack produced scores: see the notes of scores()")
+    table = metrics(per_record[["member", *usable]], confidence=confidence, seed=seed)
+    low, high = zip(*(auc_interval(a, m, n, confidence) for a, m, n in
+                      zip(table["auc"], table["n_members"], table["n_nonmembers"],
+                          strict=True)), strict=True)
+    table.insert(1, "auc_low", low)
+    table.insert(2, "auc_high", high)
+    for fpr in FPRS:
+        column = tpr_column(fpr)
+        k = np.round(table[column].to_numpy() * table["n_members"].to_numpy())
+        lo, hi = clopper_pearson(k, table["n_members"].to_numpy(), confidence)
+        at = table.columns.get_loc(column) + 1
+        table.insert(at, f"{column}_low", lo)
+        table.insert(at + 1, f"{column}_high", hi)
+    table.attrs["notes"] = notes
+    table.attrs["settings"] = per_record.attrs["settings"]
+    return (table, per_record) if return_scores else table
+
+
+def exposed_members(per_record: pd.DataFrame, members: pd.DataFrame,
+                    synthetic: pd.DataFrame, *, attack: str = "dcr",
+                    top: int = 10) -> pd.DataFrame:
+    """The ``top`` members an attack scores highest, with what makes them stand out.
+
+    Parameters
+    ----------
+    per_record
+        The output of :func:`~capkit.membership_inference.scores.scores` for these members.
+    members, synthetic
+        The frames given to it.
+    attack
+        Which score ranks the members.
+    top
+        How many members.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per member, most exposed first: ``member`` (its position in ``members``),
+        ``score``, ``rank`` (1 = highest score among all scored records, ties share the best
+        rank), ``nearest_synthetic`` (position of its closest synthetic record, Gower),
+        ``distance`` (that Gower distance), ``matching`` (the columns where the two records hold
+        the same value) and ``n_matching``.
+    """
+    if attack not in per_record.columns:
+        raise CapkitError(f"attack {attack!r} is not a column of the scores: "
+                          f"{[c for c in per_record.columns if c != 'member']}")
+    flags = per_record["member"].to_numpy()
+    if int(flags.sum()) != len(members):
+        raise CapkitError(f"the scores hold {int(flags.sum())} members, members has "
+                          f"{len(members)} records: pass the frames given to scores()")
+    values = per_record[attack].to_numpy()
+    ranks = pd.Series(values).rank(ascending=False, method="min").to_numpy()
+    member_scores = values[flags]
+    order = np.lexsort((np.arange(len(member_scores)), -member_scores))[:max(0, int(top))]
+    chosen = members.iloc[order].reset_index(drop=True)
+    columns = list(members.columns)
+    nearest = dcr(chosen, synthetic[columns], missing="level",
+                  ranges=_ranges(members, synthetic, columns))
+    matched = []
+    for i, j in enumerate(nearest.index):
+        a, b = chosen.iloc[i], synthetic[columns].iloc[int(j)]
+        matched.append([c for c in columns if a[c] == b[c] or (pd.isna(a[c]) and pd.isna(b[c]))])
+    return pd.DataFrame({
+        "member": order, "score": member_scores[order],
+        "rank": ranks[np.flatnonzero(flags)[order]].astype(int),
+        "nearest_synthetic": nearest.index, "distance": nearest.distance,
+        "matching": matched, "n_matching": [len(m) for m in matched]})
+
+
+def _ranges(members: pd.DataFrame, synthetic: pd.DataFrame, columns) -> dict[str, float]:
+    """Numeric ranges over members and synthetic records together (1 for a constant column)."""
+    out = {}
+    for c in columns:
+        both = pd.concat([members[c], synthetic[c]], ignore_index=True)
+        if pd.api.types.is_numeric_dtype(both) and not pd.api.types.is_bool_dtype(both):
+            span = float(both.max()) - float(both.min()) if both.notna().any() else 0.0
+            out[c] = span if np.isfinite(span) and span > 0 else 1.0
+    return out
+
+
+__all__ = ["auc_interval", "exposed_members", "summary"]

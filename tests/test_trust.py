@@ -410,3 +410,26 @@ def test_odd_files_get_the_right_words(files, tmp_path: Path) -> None:
                  families=["distance"])
     detail = next(f.detail for f in near.findings if f.measure == "near copies")
     assert "<= 0.0000" not in detail and "Gower distance <= " in detail
+
+
+# -- the membership family ------------------------------------------------------------------
+
+def test_membership_family_judged_by_the_control_rules(files) -> None:
+    from capkit.audit.membership_family import best_threshold
+
+    score = np.array([0.9, 0.8, 0.8, 0.3, 0.2, 0.1])
+    member = np.array([True, True, False, False, True, False])
+    # by hand: >= 0.9: 1/3 - 0; >= 0.8: 2/3 - 1/3; >= 0.3: 2/3 - 2/3; the best is 0.9 (tie ->
+    # the highest threshold)
+    assert best_threshold(score, member) == 0.9
+    members, holdout = pd.read_csv(files["orig"]), pd.read_csv(files["holdout"])
+    leak = audit(members, {"leak": pd.read_csv(files["leak"]),
+                           "ind": independent_columns(members, seed=3)},
+                 holdout=holdout, keys=["sex", "region"], families=["membership inference"])
+    verdict = {(f.synthesis, f.measure): f.verdict for f in leak.findings}
+    assert verdict[("leak", "dcr membership inference")] == "disclosive"
+    assert verdict[("ind", "dcr membership inference")] == "not flagged"
+    alone = audit(members, {"leak": pd.read_csv(files["leak"])}, keys=["sex", "region"],
+                  families=["membership inference"])
+    assert [f.rule[:2] for f in alone.findings] == ["N0"]
+    assert "no holdout, no membership verdict" in alone.findings[0].detail

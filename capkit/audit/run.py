@@ -1,5 +1,5 @@
 """The custodian's audit: every measure family of capkit on one release, judged finding by
-finding (issue 18).
+finding (docs/custodian-report.md).
 
 :func:`audit` takes the original records (the members), one or more syntheses and, ideally, a
 holdout of records not used for the synthesis, and runs on each synthesis:
@@ -14,7 +14,9 @@ holdout of records not used for the synthesis, and runs on each synthesis:
 * the attribute attack of Hittmeir, Mayer & Ekelhart (2020) per target, with its dummy
   baseline and the holdout (:func:`capkit.attacks.baseline_table`);
 * singling out and linkability of Giomi et al. (2022, anonymeter) on every record
-  (:func:`capkit.attacks.singling_out`, :func:`capkit.attacks.linkability`).
+  (:func:`capkit.attacks.singling_out`, :func:`capkit.attacks.linkability`);
+* membership inference (:mod:`capkit.audit.membership_family`): the members an attack on the
+  synthesis flags against the holdout records it flags, at a threshold chosen on another half.
 
 Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules of
 :mod:`capkit.audit.verdicts`; the members-vs-holdout comparison is always
@@ -45,6 +47,9 @@ from capkit.audit.findings import (
     from_percents,
     uncompared,
 )
+from capkit.audit.inputs import check_frames as _check_frames
+from capkit.audit.inputs import syntheses as _syntheses
+from capkit.audit.membership_family import membership_findings
 from capkit.control import compare_to_control
 from capkit.data.coding import mismatches
 from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
@@ -59,7 +64,7 @@ EXACT_MATCH = ("identity", "attribute", "copies", "attack")
 
 #: The measure families, in the order they run (and the progress bar counts).
 FAMILIES = ("synthpop measures", "distance", "attribute attacks", "singling out",
-            "linkability")
+            "linkability", "membership inference")
 
 #: Attackers of the attribute attack (besides the dummy baseline and the upper bound that
 #: :func:`capkit.attacks.baseline_table` always adds).
@@ -142,37 +147,6 @@ def _caveat(finding: Finding, differs: list, forced: bool) -> Finding:
         return replace(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
                        action=judged.action)
     return replace(finding, detail=detail)
-
-
-def _syntheses(synthetic: object) -> dict[str, pd.DataFrame]:
-    if isinstance(synthetic, pd.DataFrame):
-        return {"synthesis 1": synthetic}
-    if isinstance(synthetic, Mapping):
-        named = {str(k): v for k, v in synthetic.items()}
-    elif isinstance(synthetic, Sequence) and not isinstance(synthetic, str):
-        named = {f"synthesis {j}": s for j, s in enumerate(synthetic, start=1)}
-    else:
-        raise CapkitError("synthetic must be a DataFrame, a list of DataFrames or a dict "
-                          f"name -> DataFrame, got {type(synthetic).__name__}")
-    if not named:
-        raise CapkitError("synthetic is empty: give at least one synthetic data set")
-    for name, frame in named.items():
-        if not isinstance(frame, pd.DataFrame) or frame.empty:
-            raise CapkitError(f"synthetic data {name!r} must be a non-empty DataFrame")
-    return named
-
-
-def _check_frames(original: object, named: dict[str, pd.DataFrame], holdout: object) -> None:
-    if not isinstance(original, pd.DataFrame) or original.empty:
-        raise CapkitError("original must be a non-empty DataFrame")
-    if holdout is not None and (not isinstance(holdout, pd.DataFrame) or holdout.empty):
-        raise CapkitError("holdout must be None or a non-empty DataFrame")
-    columns = list(original.columns)
-    for name, frame in [*named.items(), *([("holdout", holdout)] if holdout is not None
-                                          else [])]:
-        missing = [c for c in columns if c not in set(frame.columns)]
-        if missing:
-            raise CapkitError(f"{name} lacks column(s) {missing} of the original data")
 
 
 def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
@@ -446,6 +420,9 @@ def audit(original: pd.DataFrame,
                                             confidence, allow_disjoint_levels, kinds,
                                             evidence)
                     wide += [t for t in wide_ if t not in wide]
+                elif family == "membership inference":
+                    found = membership_findings(which, original, named[which], holdout, seed,
+                                                confidence)
                 else:
                     found = [_anonymeter(which, original, named[which], holdout, keys_, seed,
                                          confidence, family, evidence[which])]

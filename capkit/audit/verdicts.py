@@ -87,6 +87,9 @@ ACTIONS = {
     "singling out": "group or coarsen the columns of the successful queries (rare values, "
                     "extreme numbers) or re-synthesise",
     "linkability": "coarsen the columns shared by the two halves, or re-synthesise",
+    "membership": "re-synthesise with a smoother model (fewer or larger leaves, more noise, a "
+                  "differentially private synthesiser) or suppress the synthetic records closest "
+                  "to members",
 }
 
 #: The rule texts, by code.

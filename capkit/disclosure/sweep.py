@@ -123,16 +123,19 @@ def _check_names(names: Sequence[str], argument: str) -> list[str]:
 
 
 def _check_sizes(sizes: int | Sequence[int], pool: list[str]) -> list[int]:
+    """The distinct sizes, sorted; sizes larger than the pool are left out (an error when none
+    is left)."""
     values = [sizes] if isinstance(sizes, int) else list(sizes)
     if not values:
         raise CapkitError("sizes is empty: give the numbers of keys, e.g. (2, 3)")
     for k in values:
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise CapkitError(f"sizes must be positive whole numbers, got {k!r}")
-        if k > len(pool):
-            raise CapkitError(f"sizes: {k} keys cannot be chosen from a pool of {len(pool)} "
-                              f"columns {pool}")
-    return sorted(set(int(k) for k in values))
+    kept = sorted({int(k) for k in values if k <= len(pool)})
+    if not kept:
+        raise CapkitError(f"sizes {sorted(values)}: so many keys cannot be chosen from a pool "
+                          f"of {len(pool)} columns {pool}")
+    return kept
 
 
 def _check_identifiers(coded: CodedFrames, pool: list[str], n: int) -> None:
@@ -186,7 +189,8 @@ def sweep(
         The columns whose disclosure is measured; default every column of ``original``. A
         target in the pool is measured with the combinations that leave it out.
     sizes
-        Numbers of keys per combination (default 2 and 3).
+        Numbers of keys per combination (default 2 and 3); sizes larger than the pool are left
+        out.
     holdout
         Records of the same population not used for the synthesis: their DiSCO on the same
         synthetic data is the control (:func:`capkit.control.compare_to_control`).

@@ -47,8 +47,7 @@ def key_target_heatmap(matrix: pd.DataFrame, *, title: str | None = None,
     bound = bound if bound > 0 else 1.0
     n_rows, n_cols = values.shape
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * n_cols, 1.2 + 0.45 * n_rows))
-    cmap = plt.get_cmap("RdBu_r").copy()
-    cmap.set_bad("0.85")
+    cmap = plt.get_cmap("RdBu_r").with_extremes(bad="0.85")
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-bound, vmax=bound,
                       aspect="auto")
     for (i, j), v in np.ndenumerate(values):  # one label per cell of a small matrix

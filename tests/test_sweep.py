@@ -232,3 +232,38 @@ def test_adult_sweep_equals_disclosure_and_is_fast() -> None:
             assert row.DiSCO == pytest.approx(expected.attrib["DiSCO"].iloc[0], abs=1e-12)
             assert row.Dorig == pytest.approx(expected.attrib["Dorig"].iloc[0], abs=1e-12)
     assert elapsed < 15  # about 0.5 s alone; generous for a loaded machine (benchmark: < 5 s)
+
+
+def _sdnist_reference() -> dict:
+    import gzip
+    import json
+
+    path = Path(__file__).resolve().parents[1] / "reference" / "sdnist" / "kdisco.json.gz"
+    return json.loads(gzip.decompress(path.read_bytes()))
+
+
+def _check_against_sdnist(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
+                          k: int) -> None:
+    reference = _sdnist_reference()[name]
+    columns = list(original.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = sweep(synthetic, original, columns, columns, sizes=k)
+    assert len(result.table) == sum(len(v) for v in reference.values())
+    for row in result.table.to_dict("records"):
+        disco, dio = reference[row["target"]]["|".join(sorted(row["keys"].split(" + ")))]
+        assert row["DiSCO"] == pytest.approx(100 * disco, abs=1e-9)
+        assert row["Dorig"] == pytest.approx(100 * dio, abs=1e-9)
+
+
+def test_sdnist_kdisco_on_a_random_case() -> None:
+    from sdnist_data import K, random_case
+
+    _check_against_sdnist("random", *random_case(), K["random"])
+
+
+@needs_adult
+def test_sdnist_kdisco_on_adult() -> None:
+    from sdnist_data import K, adult_case
+
+    _check_against_sdnist("adult", *adult_case(DATA), K["adult"])

@@ -161,6 +161,8 @@ def test_bad_input_and_refusals() -> None:
         sdc(original, original, ["k"], top_code={"v": "high"})
     with pytest.raises(CapkitError, match="empty"):
         sdc(original.iloc[:0], original, ["k"])
+    with pytest.raises(CapkitError, match="'k' is numeric in the original data but text"):
+        sdc(original.assign(k=original["k"].astype(str)), original, ["k"])
 
 
 def test_command_writes_the_treated_file_and_says_what_it_removed(tmp_path: Path) -> None:
@@ -177,6 +179,7 @@ def test_command_writes_the_treated_file_and_says_what_it_removed(tmp_path: Path
     assert "replicated uniques removed: 2" in run.output
     assert "inc: 1 value(s) above 1000 top-coded" in run.output
     assert "records: 5 -> 3 (2 removed)" in run.output
+    assert "header excluded): 1, 2\n" in run.output
     treated = pd.read_csv(out)
     assert treated.to_dict("list") == {"a": [1, 4, 4], "b": ["x", "w", "w"],
                                        "inc": [11, 7, 8]}

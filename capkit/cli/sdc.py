@@ -18,6 +18,9 @@ from capkit.synth.sdc import sdc as treat
 #: Formats the treated file can be written in, by its extension.
 WRITERS = (".csv", ".parquet")
 
+#: Removed rows listed by number in the printed summary.
+SHOWN_ROWS = 20
+
 
 def _codes(values: tuple[str, ...], option: str) -> dict[str, float]:
     out: dict[str, float] = {}
@@ -37,6 +40,11 @@ def summary(result: SdcResult, n_before: int, keys: list[str]) -> str:
              f"synthetic uniques on the keys whose keys occur in the original before "
              f"treatment: {result.uniques_in_original}",
              f"records: {n_before} -> {len(result.data)} ({len(result.removed)} removed)"]
+    if len(result.removed):
+        shown = ", ".join(str(i) for i in result.removed[:SHOWN_ROWS])
+        more = f", ... ({len(result.removed)} rows)" if len(result.removed) > SHOWN_ROWS else ""
+        lines.append(f"rows removed (0-based rows of the synthetic file, header excluded): "
+                     f"{shown}{more}")
     return "\n".join(lines) + "\n"
 
 

@@ -162,8 +162,9 @@ def sdc(
     Raises
     ------
     CapkitError
-        A key or coded column missing, a coded column that is not numeric, a bottom code above
-        the top code, or a treatment that would remove every record.
+        A key or coded column missing, a key that is a number in one frame and text in the
+        other, a coded column that is not numeric, a bottom code above the top code, or a
+        treatment that would remove every record.
     """
     for name, frame in (("synthetic", synthetic), ("original", original)):
         if not isinstance(frame, pd.DataFrame):
@@ -188,6 +189,10 @@ def sdc(
         for name, frame in (("synthetic", synthetic), ("original", original)):
             if column not in frame.columns:
                 raise CapkitError(f"key column {column!r} is missing from {name} data")
+        kind_o, kind_s = kind_of_series(original[column]), kind_of_series(synthetic[column])
+        if kind_o != kind_s:  # values would never match: nothing found, silently
+            raise CapkitError(f"key column {column!r} is {kind_o} in the original data but "
+                              f"{kind_s} in the synthetic data; convert one of them first")
 
     treated = synthetic.copy()
     messages: list[str] = []

@@ -1,7 +1,8 @@
-"""The inputs of the SDNist k-DiSCO reference (reference/sdnist/), rebuilt: a random case from a
-numpy seed, and the first 1,500 records of Adult and of synthpop's CART synthesis of it
-(reference/synthpop/adult_band, seed 1) on 8 columns. Every value is text (as SDNist reads its
-CSV files with ``dtype=str``); a missing value is the empty text."""
+"""The inputs of the SDNist k-DiSCO reference (reference/sdnist/), rebuilt: a random case
+from a numpy seed (once without and once with ``a`` as a stable identifier), and the first 1,500
+records of Adult and of synthpop's CART synthesis of it (reference/synthpop/adult_band, seed 1)
+on 8 columns. Every value is text (as SDNist reads its CSV files with ``dtype=str``); a missing
+value is the empty text."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference" / "sdnist"
 ADULT_COLUMNS = ["age", "education", "marital.status", "occupation", "race", "sex",
                  "income", "capital.loss"]
-K = {"random": 2, "adult": 2}
+K = {"random": 2, "adult": 2, "random_fixed": 2}
+#: SDNist's "stable identifiers" (keys in every combination) of each case.
+FIXED = {"random": [], "adult": [], "random_fixed": ["a"]}
 
 
 def random_case() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -243,12 +243,12 @@ def _sdnist_reference() -> dict:
 
 
 def _check_against_sdnist(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-                          k: int) -> None:
+                          k: int, fixed: list[str]) -> None:
     reference = _sdnist_reference()[name]
-    columns = list(original.columns)
+    columns = [c for c in original.columns if c not in fixed]  # SDNist: every other column
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = sweep(synthetic, original, columns, columns, sizes=k)
+        result = sweep(synthetic, original, columns, columns, sizes=k, fixed=fixed)
     assert len(result.table) == sum(len(v) for v in reference.values())
     for row in result.table.to_dict("records"):
         disco, dio = reference[row["target"]]["|".join(sorted(row["keys"].split(" + ")))]
@@ -256,14 +256,29 @@ def _check_against_sdnist(name: str, original: pd.DataFrame, synthetic: pd.DataF
         assert row["Dorig"] == pytest.approx(100 * dio, abs=1e-9)
 
 
-def test_sdnist_kdisco_on_a_random_case() -> None:
-    from sdnist_data import K, random_case
+@pytest.mark.parametrize("name", ["random", "random_fixed"])
+def test_sdnist_kdisco_on_a_random_case(name: str) -> None:
+    from sdnist_data import FIXED, K, random_case
 
-    _check_against_sdnist("random", *random_case(), K["random"])
+    _check_against_sdnist(name, *random_case(), K[name], FIXED[name])
 
 
 @needs_adult
 def test_sdnist_kdisco_on_adult() -> None:
-    from sdnist_data import K, adult_case
+    from sdnist_data import FIXED, K, adult_case
 
-    _check_against_sdnist("adult", *adult_case(DATA), K["adult"])
+    _check_against_sdnist("adult", *adult_case(DATA), K["adult"], FIXED["adult"])
+
+
+def test_fixed_keys_are_in_every_combination() -> None:
+    rng = np.random.default_rng(12)
+    original, synthetic = _frame(rng, 200), _frame(rng, 200)
+    result = sweep(synthetic, original, list("bcd"), ["t", "e"], sizes=2, fixed=["a"])
+    assert result.pool == ["a", "b", "c", "d"]
+    assert set(result.table["keys"]) == {"a + b + c", "a + b + d", "a + c + d"}
+    assert (result.table["k"] == 3).all()
+    for row in result.table.to_dict("records"):
+        expected = disclosure(synthetic, original, row["keys"].split(" + "), row["target"])
+        assert row["DiSCO"] == pytest.approx(expected.attrib["DiSCO"].iloc[0], abs=1e-12)
+    with pytest.raises(CapkitError, match="both fixed and in the pool"):
+        sweep(synthetic, original, list("abc"), ["t"], fixed=["a"])

@@ -60,13 +60,15 @@ class SweepResult:
     ----------
     table
         One row per (target, combination): ``target``, ``keys`` (the key names joined by
-        ``" + "``), ``k`` (number of keys), ``DiSCO``, ``Dorig`` and ``excess`` = DiSCO -
+        ``" + "``), ``k`` (number of keys, fixed ones included), ``DiSCO``, ``Dorig`` and
+        ``excess`` = DiSCO -
         Dorig (percent of the original records, as synthpop prints them), ``identifying``
         (every original record is alone on these keys); with a holdout also
         ``holdout DiSCO``, ``advantage`` (DiSCO - holdout DiSCO, points), ``risk``,
         ``risk low``, ``risk high`` (percent: the members-vs-holdout risk and its interval).
     pool, targets, sizes
-        What was swept.
+        What was swept (``pool`` starts with the fixed keys, if any; ``sizes`` count the keys
+        chosen from the pool).
     n_original, n_holdout
         Records of the original and of the holdout (None without one).
     identifying
@@ -151,13 +153,14 @@ def _check_identifiers(coded: CodedFrames, pool: list[str], n: int) -> None:
             "Leave identifiers out of the pool (or group the column first)")
 
 
-def _pairs(pool: list[str], targets: list[str], sizes: list[int]
+def _pairs(pool: list[str], targets: list[str], sizes: list[int], fixed: list[str]
            ) -> list[tuple[tuple[str, ...], list[str]]]:
-    """Each combination once, with the targets it is measured for (a key is never the
-    target)."""
+    """Each combination once (the fixed keys, then k of the pool), with the targets it is
+    measured for (a key is never the target)."""
     out = []
     for k in sizes:
-        for combo in itertools.combinations(pool, k):
+        for chosen in itertools.combinations(pool, k):
+            combo = (*fixed, *chosen)
             measured = [t for t in targets if t not in combo]
             if measured:
                 out.append((combo, measured))
@@ -172,6 +175,7 @@ def sweep(
     *,
     sizes: int | Sequence[int] = (2, 3),
     holdout: pd.DataFrame | None = None,
+    fixed: Sequence[str] = (),
     confidence: float = 0.95,
     allow_disjoint_levels: bool = False,
     max_pairs: int = MAX_PAIRS,
@@ -194,6 +198,9 @@ def sweep(
     holdout
         Records of the same population not used for the synthesis: their DiSCO on the same
         synthetic data is the control (:func:`capkit.control.compare_to_control`).
+    fixed
+        Keys known in every combination (SDNist's "stable identifiers"), added to the k keys
+        chosen from the pool; a fixed key is not a target.
     confidence
         Confidence level of the risk's interval.
     allow_disjoint_levels
@@ -223,14 +230,19 @@ def sweep(
         ``disclosure``).
     """
     pool = _check_names(pool, "pool")
+    fixed = [] if isinstance(fixed, tuple | list) and not fixed else _check_names(fixed, "fixed")
+    both = [c for c in fixed if c in pool]
+    if both:
+        raise CapkitError(f"column(s) {both} are both fixed and in the pool; a fixed key is in "
+                          "every combination already")
     if targets is None:
         if not isinstance(original, pd.DataFrame):
             raise CapkitError(f"original data must be a pandas DataFrame, got "
                               f"{type(original).__name__}")
-        targets = [str(c) for c in original.columns]
+        targets = [str(c) for c in original.columns if c not in fixed]
     targets = _check_names(targets, "targets")
     ks = _check_sizes(sizes, pool)
-    pairs = _pairs(pool, targets, ks)
+    pairs = _pairs(pool, targets, ks, fixed)
     n_pairs = sum(len(measured) for _, measured in pairs)
     if n_pairs == 0:
         raise CapkitError("nothing to sweep: every target is in every combination")
@@ -244,17 +256,18 @@ def sweep(
     frames = [original, synthetic] + ([holdout] if holdout is not None else [])
     if holdout is not None and isinstance(holdout, pd.DataFrame) and isinstance(
             original, pd.DataFrame):
-        missing = [c for c in dict.fromkeys(pool + targets) if c not in holdout.columns]
+        missing = [c for c in dict.fromkeys(fixed + pool + targets)
+                   if c not in holdout.columns]
         if missing:
             raise CapkitError(f"holdout data lacks column(s) {missing} of the sweep")
-    roles = {c: "key" for c in pool}
+    roles = {c: "key" for c in fixed + pool}
     roles.update({t: "target" for t in targets if t not in roles})
     coded = code_frames(frames, roles, allow_disjoint_levels=allow_disjoint_levels)
     for t in targets:  # a pool column that is also a target is checked as a target too
         if t in pool:
             code_frames(frames, {t: "target"}, allow_disjoint_levels=True)
     n_orig = coded.sizes[0]
-    _check_identifiers(coded, pool, n_orig)
+    _check_identifiers(coded, fixed + pool, n_orig)
     n_hold = coded.sizes[2] if holdout is not None else None
 
     rows: list[dict[str, object]] = []
@@ -296,4 +309,5 @@ def sweep(
             f"{len(identifying)} key combination(s) make every original record unique ({shown}"
             f"{more}): on them the keys act as an identifier (column 'identifying')"),
             stacklevel=2)
-    return SweepResult(pd.DataFrame(rows), pool, targets, ks, n_orig, n_hold, identifying)
+    return SweepResult(pd.DataFrame(rows), fixed + pool, targets, ks, n_orig, n_hold,
+                       identifying)

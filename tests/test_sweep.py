@@ -127,6 +127,11 @@ def test_holdout_control_is_compare_to_control_of_the_counts() -> None:
         assert row["advantage"] == pytest.approx(row["DiSCO"] - row["holdout DiSCO"])
     # a bootstrap copy discloses its members more than the holdout
     assert (result.table["advantage"] > 0).all()
+    worst = result.worst(1).iloc[0]
+    sentence = result.describe(1)[0]
+    assert sentence.startswith(f"knowing {worst['keys']}, an intruder reads t correctly")
+    assert f"{worst['DiSCO']:.2f}% of the original records" in sentence
+    assert f"{worst['holdout DiSCO']:.2f}% of the holdout's records" in sentence
 
 
 def test_key_target_matrix_and_worst() -> None:

@@ -98,6 +98,20 @@ class SweepResult:
         ordered = self.worst(len(self.table), by)
         return ordered.drop_duplicates("target").reset_index(drop=True)
 
+    def describe(self, n: int = 3, by: str = "excess") -> list[str]:
+        """The ``n`` worst combinations in words, one sentence each (what a report prints)."""
+        sentences = []
+        for row in self.worst(n, by).to_dict("records"):
+            text = (f"knowing {row['keys']}, an intruder reads {row['target']} correctly from "
+                    f"the synthetic data for {row['DiSCO']:.2f}% of the original records "
+                    f"(DiSCO), {row['excess']:+.2f} points against the {row['Dorig']:.2f}% the "
+                    "original itself discloses on these keys (Dorig)")
+            if "holdout DiSCO" in row:
+                text += (f"; {row['holdout DiSCO']:.2f}% of the holdout's records (risk "
+                         f"{row['risk']:.1f}%, {row['risk low']:.1f}-{row['risk high']:.1f}%)")
+            sentences.append(text)
+        return sentences
+
     def key_target(self, value: str = "excess", aggregate: str = "mean") -> pd.DataFrame:
         """Key x target matrix: for each key of the pool and each target, ``aggregate``
         (``"mean"``: SDNist's heatmap; ``"max"``: the worst case) of ``value`` over the

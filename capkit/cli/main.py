@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "the ORIGINAL file, with a verdict per finding."),
     "reproduce": ("capkit.cli.reproduce",
                   "Execute the experiments' notebooks and write figures/claims.md."),
+    "sdc": ("capkit.cli.sdc",
+            "synthpop's sdc() treatments of the SYNTHETIC file made from the ORIGINAL file: "
+            "remove replicated uniques or uniques found in the original, cap numbers; write the "
+            "result to --output and print what was removed."),
 }
 
 

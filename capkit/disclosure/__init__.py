@@ -9,7 +9,8 @@ Modules: :mod:`.core` (``disclosure``), :mod:`.summary` (``disclosure_summary``)
 :mod:`.result` (what they return), :mod:`.per_synthesis` (measures and checks of each
 synthesis), :mod:`.measures` (formulas on cells), :mod:`.checks` (check_1way / check_2way),
 :mod:`.options` (argument checks), :mod:`.engine_path` (counting by DuckDB / Spark),
-:mod:`.printing` (synthpop's printed form). The count step (aligned cells) is
+:mod:`.printing` (synthpop's printed form), :mod:`.sweep` (DiSCO over every combination of k keys
+from a pool, SDNist's k-DiSCO view). The count step (aligned cells) is
 :mod:`capkit.counts.cells`; R labels and ``synorig.compare`` are :mod:`capkit.data.labels` and
 :mod:`capkit.data.synorig`. Names only.
 """
@@ -19,15 +20,18 @@ from capkit.disclosure.core import disclosure
 from capkit.disclosure.measures import Exclusions, compute
 from capkit.disclosure.result import DisclosureResult, DisclosureSummary
 from capkit.disclosure.summary import disclosure_summary
+from capkit.disclosure.sweep import SweepResult, sweep
 
 __all__ = [
     "CellTable",
     "DisclosureResult",
     "DisclosureSummary",
+    "SweepResult",
     "Exclusions",
     "build_cells",
     "compute",
     "count_cells",
     "disclosure",
     "disclosure_summary",
+    "sweep",
 ]

@@ -1,0 +1,101 @@
+"""``capkit sdc ORIGINAL SYNTHETIC -o TREATED --keys ...``: synthpop's ``sdc()`` treatments
+(:func:`capkit.synth.sdc.sdc`) of a synthetic file, written as a new file, printing what was
+removed and recoded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from capkit.cli import options as opts
+from capkit.data.io import read_table
+from capkit.errors import CapkitError
+from capkit.synth.sdc import SdcResult
+from capkit.synth.sdc import sdc as treat
+
+#: Formats the treated file can be written in, by its extension.
+WRITERS = (".csv", ".parquet")
+
+#: Removed rows listed by number in the printed summary.
+SHOWN_ROWS = 20
+
+
+def _codes(values: tuple[str, ...], option: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for column, text in opts.pairs(values, option):
+        try:
+            out[column] = float(text)
+        except ValueError as exc:
+            raise CapkitError(f"{option} {column}={text!r}: the value must be a number") from exc
+    return out
+
+
+def summary(result: SdcResult, n_before: int, keys: list[str]) -> str:
+    """What ``capkit sdc`` prints: the treatment's messages and the records kept."""
+    lines = [f"keys: {', '.join(keys)}", *result.messages,
+             f"synthetic uniques on the keys that are unique in the original (replicated "
+             f"uniques) before treatment: {result.replicated_uniques}",
+             f"synthetic uniques on the keys whose keys occur in the original before "
+             f"treatment: {result.uniques_in_original}",
+             f"records: {n_before} -> {len(result.data)} ({len(result.removed)} removed)"]
+    if len(result.removed):
+        shown = ", ".join(str(i) for i in result.removed[:SHOWN_ROWS])
+        more = f", ... ({len(result.removed)} rows)" if len(result.removed) > SHOWN_ROWS else ""
+        lines.append(f"rows removed (0-based rows of the synthetic file, header excluded): "
+                     f"{shown}{more}")
+    return "\n".join(lines) + "\n"
+
+
+@click.command()
+@click.argument("original", type=click.Path(path_type=Path))
+@click.argument("synthetic", type=click.Path(path_type=Path))
+@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+              help="The treated synthetic file to write (.csv or .parquet).")
+@opts.KEYS
+@click.option("--rm-replicated-uniques", is_flag=True,
+              help="Remove synthetic records unique on the keys whose keys are unique in the "
+                   "original too (synthpop's rm.replicated.uniques).")
+@click.option("--rm-uniques-in-original", is_flag=True,
+              help="Remove synthetic records unique on the keys whose keys occur in the "
+                   "original at all (synthpop's rm.uniques.in.orig; includes the replicated "
+                   "uniques).")
+@click.option("--top-code", multiple=True, metavar="COL=VALUE",
+              help="Numbers of COL above VALUE become VALUE (repeatable).")
+@click.option("--bottom-code", multiple=True, metavar="COL=VALUE",
+              help="Numbers of COL below VALUE become VALUE (repeatable).")
+@click.option("--recode-exclude", multiple=True, metavar="COL=VALUE",
+              help="A value of a coded column left alone, e.g. a special code (repeatable).")
+@opts.NA_VALUES
+@opts.SEP
+def sdc(original: Path, synthetic: Path, output: Path, keys: str,
+                rm_replicated_uniques: bool, rm_uniques_in_original: bool,
+                top_code: tuple[str, ...], bottom_code: tuple[str, ...],
+                recode_exclude: tuple[str, ...], na_values: str, sep: str | None) -> None:
+    """synthpop's sdc() treatments of the SYNTHETIC file made from the ORIGINAL file: remove
+    replicated uniques or uniques found in the original, cap numbers; write the result to
+    --output and print what was removed."""
+
+    def body() -> None:
+        key_list = opts.split(keys, "--keys") or []
+        opts.check_output(output, "--output", WRITERS)
+        if output.resolve() == synthetic.resolve() or output.resolve() == original.resolve():
+            raise CapkitError("--output must be a new file, not one of the inputs")
+        tops, bottoms = _codes(top_code, "--top-code"), _codes(bottom_code, "--bottom-code")
+        excluded: dict[str, list[float]] = {}
+        for column, value in _codes(recode_exclude, "--recode-exclude").items():
+            excluded.setdefault(column, []).append(value)
+        nas = na_values.split(",")
+        orig = read_table(original, None, role="original", na_values=nas, sep=sep).frame
+        syn = read_table(synthetic, None, role="synthetic", na_values=nas, sep=sep).frame
+        result = treat(syn, orig, key_list, rm_replicated_uniques=rm_replicated_uniques,
+                     rm_uniques_in_original=rm_uniques_in_original, bottom_code=bottoms,
+                     top_code=tops, recode_exclude=excluded)
+        if output.suffix.lower() == ".parquet":
+            result.data.to_parquet(output, index=False)
+        else:
+            result.data.to_csv(output, index=False)
+        click.echo(summary(result, len(syn), key_list), nl=False)
+
+    opts.run_reporting_errors(body)

@@ -59,6 +59,7 @@ def _scan_pairs(
     pair_batch: int,
     numeric_cap: np.ndarray | None,
     missing: bool,
+    exclude: np.ndarray | None = None,
 ) -> None:
     """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
 
@@ -92,6 +93,9 @@ def _scan_pairs(
             if missing:
                 np.fmax(term, 0.0, out=term)  # NaN -> 0
             d += term
+        if exclude is not None:
+            for column in range(exclude.shape[1]):
+                d[r_idx == exclude[s_idx, column]] = np.inf
         starts = np.flatnonzero(position == 0)
         if len(starts) == 0 or starts[0] != 0:
             starts = np.concatenate([[0], starts])
@@ -182,6 +186,7 @@ def nearest(
     pair_batch: int = PAIR_BATCH,
     level_cells: int = LEVEL_CELLS,
     progress: Callable[[int], object] | None = None,
+    exclude: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted (unnormalised) distance to and index of the closest reference record.
 
@@ -207,6 +212,11 @@ def nearest(
         Cells of a level matrix held at once.
     progress
         Called with a number of query records each time that many are settled (for a bar).
+    exclude
+        (n, e) optional reference rows that each query record may not take (``-1``: none):
+        the record itself when a table is searched against itself, the neighbours already
+        found when the k-th nearest is wanted (:mod:`capkit.distance.neighbours`). A query
+        record whose every reference record is excluded gets ``inf``.
 
     Returns
     -------
@@ -246,7 +256,9 @@ def nearest(
             "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
             "best": best, "arg": arg, "pair_batch": pair_batch,
             "numeric_cap": numeric_cap,
-            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any())}
+            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any()),
+            "exclude": None if exclude is None else np.asarray(exclude, dtype=np.int64).reshape(
+                n_s, -1)}
 
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")

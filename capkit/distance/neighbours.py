@@ -70,6 +70,12 @@ class Encoded:
                 and np.array_equal(self.cat, other.cat) and np.array_equal(self.num, other.num))
 
 
+def _values(series: pd.Series) -> pd.Series:
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.astype(series.dtype.categories.dtype)
+    return series
+
+
 def joint_encode(frames: Sequence[pd.DataFrame], categorical: Sequence[str],
                  numeric: Sequence[str]) -> list[Encoded]:
     """Encode several tables together: ordinal codes and min-max scaling over their union.
@@ -93,7 +99,8 @@ def joint_encode(frames: Sequence[pd.DataFrame], categorical: Sequence[str],
     """
     cats = []
     for column in categorical:
-        codes, _ = factorize_many([frame[column] for frame in frames])
+        # by value, whatever the declared category order (as OrdinalEncoder sorts)
+        codes, _ = factorize_many([_values(frame[column]) for frame in frames])
         cats.append(codes)
     nums = []
     for column in numeric:

@@ -145,3 +145,14 @@ def test_cap_refuses_model_kwargs() -> None:
     with pytest.raises(CapkitError, match="model_kwargs"):
         sdm.CategoricalCAP.compute(real, syn, key_fields=["a"], sensitive_fields=["t"],
                                    model_kwargs={"k": 1})
+
+
+def test_dcr_overfitting_tie_is_decided_on_the_distance_not_its_rounding() -> None:
+    """An exact tie summed in two orders (0.1 + 0.2 against 0.3, one ulp apart) is a tie,
+    counted as closer to the holdout as SDMetrics counts ties; a real difference is not."""
+    from capkit.sdmetrics.dcr import closer_to_training
+
+    to_training = np.array([0.1 + 0.2, 0.3, 0.25, 0.3])
+    to_holdout = np.array([0.3, 0.1 + 0.2, 0.3, 0.3])
+    assert 0.1 + 0.2 != 0.3  # the two roundings of one distance differ
+    assert list(closer_to_training(to_training, to_holdout)) == [False, False, True, False]

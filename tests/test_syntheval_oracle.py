@@ -102,8 +102,8 @@ def test_hit_rate_preset_threshold(case: str) -> None:
 
 @needs_adult
 @pytest.mark.slow
-@pytest.mark.parametrize(("case", "holdout"), [("bootnoise", True), ("bootnoise", False),
-                                               ("indep", False), ("leaky", False)])
+@pytest.mark.parametrize("case", data.CASES)
+@pytest.mark.parametrize("holdout", [True, False], ids=["holdout", "noholdout"])
 def test_nnaa_equals_syntheval_with_the_same_seed(case: str, holdout: bool) -> None:
     se, syn = _face(case, holdout)
     se.evaluate(syn, nnaa={"n_resample": 30}, seed=0)

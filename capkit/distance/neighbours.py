@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from capkit.counts.encode import factorize_many
 from capkit.distance.nearest import nearest
@@ -208,8 +209,11 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     out = np.full((n, k), np.inf)
     for j in range(min(k, len(b))):
         exclude = np.column_stack(excluded) if excluded else None
-        best, arg = nearest(a.cat[:, keep], b.cat[:, keep], a.num * num_scale, b.num * num_scale,
-                            w_eff[keep], exclude=exclude)
+        # one BLAS thread: the level matrices are small products, and threads of a shared
+        # machine slow them by several times
+        with threadpool_limits(1):
+            best, arg = nearest(a.cat[:, keep], b.cat[:, keep], a.num * num_scale,
+                                b.num * num_scale, w_eff[keep], exclude=exclude)
         found = np.isfinite(best)
         out[found, j] = pair_distance(a, b, np.flatnonzero(found), arg[found], weights, total)
         excluded.append(np.where(found, arg, -1))

@@ -14,8 +14,9 @@ Peer: with ``--peer-python /work/peers/syntheval/venv/bin/python`` (a separate v
 ``--peer-n`` real records (3,000), ``--peer-n // 5`` holdout records and ``--peer-n``
 synthetic records, after ``numpy.random.seed(0)``; capkit runs the same tables (``mia`` with
 ``classifier='lightgbm'`` when LightGBM is installed beside capkit, else its default
-classifier), the outputs are compared key by key and the time ratio is printed. SynthEval is not run at 30k: its Gower distance holds n x n float64 matrices (7 GB
-each at 30,000) and ``hit_rate`` loops over the real records in Python.
+classifier), the outputs are compared key by key and the time ratio is printed. SynthEval
+is not run at 30k: its Gower distance holds n x n float64 matrices (7 GB each at 30,000) and
+``hit_rate`` loops over the real records in Python.
 
 Run: ``CAPKIT_DATA=... .venv/bin/python benchmarks/bench_syntheval.py [--peer-python ...]``.
 """

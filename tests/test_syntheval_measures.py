@@ -260,3 +260,12 @@ def test_categorical_columns_inferred_as_syntheval() -> None:
     frame = pd.DataFrame({"s": ["a", "b"] * 10, "few": [1, 2] * 10,
                           "many": np.arange(20), "flag": [True, False] * 10})
     assert categorical_columns(frame, 10) == ["s", "few", "flag"]
+
+
+def test_seed_none_is_numpys_global_state_as_in_syntheval(frames: tuple) -> None:
+    real, syn, hold = _encoded(frames)
+    np.random.seed(3)  # noqa: NPY002 - SynthEval draws from the global state
+    from_global = nr.nnaa(real, syn, hold, n_resample=4, seed=None)
+    assert from_global == nr.nnaa(real, syn, hold, n_resample=4, seed=3)
+    with pytest.raises(CapkitError, match="seed must be"):
+        nr.nnaa(real, syn, hold, seed=-1)

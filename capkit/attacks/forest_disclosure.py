@@ -29,7 +29,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.metrics import f1_score, precision_score, recall_score
 
-from capkit.distance.neighbours import joint_encode
+from capkit.distance.neighbours import joint_encode, legacy_state
 from capkit.errors import CapkitError
 
 SCORES = ("accuracy", "precision", "recall", "f1")
@@ -140,7 +140,7 @@ def forest_disclosure(
     x_syn = features[1]
     scored = np.concatenate([features[0]] + ([features[2]] if holdout is not None else []))
     n_members = len(real)
-    state = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
+    state = legacy_state(seed)
     rows = []
     for column in sensitive:
         t = columns.index(column)

@@ -36,7 +36,7 @@ import numpy as np
 from scipy.stats import entropy
 
 from capkit.counts.encode import combine_codes
-from capkit.distance.neighbours import Encoded, Weights, k_nearest
+from capkit.distance.neighbours import Encoded, Weights, k_nearest, legacy_state
 from capkit.errors import CapkitError
 
 #: Record pairs compared at once by the hitting rate.
@@ -132,7 +132,7 @@ def nnaa(real: Encoded, synthetic: Encoded, holdout: Encoded | None = None, *,
     """
     if int(n_resample) < 2:
         raise CapkitError(f"n_resample must be an integer >= 2, got {n_resample!r}")
-    state = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
+    state = legacy_state(seed)
     avg, err = _balanced_aa(real, synthetic, int(n_resample), state, self_rule)
     out = {"avg": avg, "err": err}
     if holdout is not None:
@@ -198,8 +198,9 @@ def hitting_rate(real: Encoded, synthetic: Encoded, thres_percent: float = 1 / 3
     |r_k - s_k| <= thres_percent * (max_k - min_k over the real records) on every numeric
     column (on the encoded values, as SynthEval). Only pairs sharing the categorical
     combination are compared, in batches; no Python loop over records."""
-    if not np.isfinite(thres_percent) or thres_percent < 0:
-        raise CapkitError(f"thres_percent must be a number >= 0, got {thres_percent!r}")
+    if not np.isfinite(thres_percent) or not 0 <= thres_percent <= 1:
+        raise CapkitError(f"thres_percent must be a share of the range in [0, 1], got "
+                          f"{thres_percent!r}")
     thr = thres_percent * (real.num.max(axis=0) - real.num.min(axis=0))
     pc = real.cat.shape[1]
     if pc:

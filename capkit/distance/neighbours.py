@@ -43,6 +43,21 @@ from capkit.errors import CapkitError
 SELF_RULES = ("identity", "content")
 
 
+def legacy_state(seed: int | np.random.RandomState | None) -> np.random.RandomState:
+    """The legacy NumPy random state SynthEval draws from: ``RandomState(seed)`` for an int
+    (``numpy.random.seed(seed)`` then SynthEval's call gives the same draws), the state itself
+    when one is passed (so that draws flow from one measure to the next), NumPy's global state
+    for None (SynthEval's own behaviour)."""
+    if seed is None:
+        return np.random.mtrand._rand
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise CapkitError(f"seed must be an integer >= 0, a numpy RandomState or None, got "
+                          f"{seed!r}")
+    return np.random.RandomState(int(seed))
+
+
 @dataclass(frozen=True)
 class Encoded:
     """One table encoded for the distance: categorical codes and scaled numeric values.
@@ -223,4 +238,5 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     return out
 
 
-__all__ = ["Encoded", "SELF_RULES", "Weights", "joint_encode", "k_nearest", "pair_distance"]
+__all__ = ["Encoded", "SELF_RULES", "Weights", "joint_encode", "k_nearest", "legacy_state",
+           "pair_distance"]

@@ -29,7 +29,7 @@ import pandas as pd
 
 from capkit.attacks.forest_disclosure import forest_disclosure
 from capkit.distance import neighbour_risk as nr
-from capkit.distance.neighbours import Encoded, joint_encode
+from capkit.distance.neighbours import Encoded, joint_encode, legacy_state
 from capkit.errors import CapkitError
 from capkit.syntheval.config import PRESETS, UTILITY_ENTRIES, sensitive_columns
 from capkit.syntheval.mia import mia_classifier
@@ -180,7 +180,7 @@ class SynthEval:
         synthetic = synthetic[columns]  # by name (SynthEval compares by position)
         config = self._config(presets_file, kwargs)
         real, syn, hold = self._encode(synthetic)
-        state = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
+        state = legacy_state(seed)
         raw: dict[str, dict] = {}
         rows: list[dict] = []
         for metric, options in config.items():

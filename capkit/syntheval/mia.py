@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.metrics import f1_score, precision_score, recall_score
 from threadpoolctl import threadpool_limits
 
-from capkit.distance.neighbours import Encoded
+from capkit.distance.neighbours import Encoded, legacy_state
 from capkit.errors import CapkitError
 
 CLASSIFIERS = ("hist_gradient_boosting", "lightgbm")
@@ -96,7 +96,7 @@ def mia_classifier(real: Encoded, synthetic: Encoded, holdout: Encoded, *,
         raise CapkitError(f"num_eval_iter must be an integer >= 1, got {num_eval_iter!r}")
     if len(holdout) < 2:
         raise CapkitError("mia needs a holdout of at least 2 records")
-    state = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
+    state = legacy_state(seed)
     order = range(real.cat.shape[1]) if cat_order is None else cat_order
     x_real, x_syn, x_hold = _features([real, synthetic, holdout], order)
     n_h, n_s, n_r = len(holdout), len(synthetic), len(real)

@@ -93,12 +93,20 @@ def nndr(real: Encoded, synthetic: Encoded, holdout: Encoded | None = None, *,
     return out
 
 
-def adversarial_accuracy(a: Encoded, b: Encoded, *, self_rule: str = "identity") -> float:
-    """Yale et al.'s AA(A, B): 1/2 [share of A closer to A than to B + the same for B]."""
-    left = np.mean(k_nearest(a, b, 1, self_rule=self_rule)[:, 0]
-                   > k_nearest(a, a, 1, self_rule=self_rule, same=True)[:, 0])
-    right = np.mean(k_nearest(b, a, 1, self_rule=self_rule)[:, 0]
-                    > k_nearest(b, b, 1, self_rule=self_rule, same=True)[:, 0])
+def _self_distance(a: Encoded, self_rule: str) -> np.ndarray:
+    return k_nearest(a, a, 1, self_rule=self_rule, same=True)[:, 0]
+
+
+def adversarial_accuracy(a: Encoded, b: Encoded, *, self_rule: str = "identity",
+                         a_self: np.ndarray | None = None, b_self: np.ndarray | None = None
+                         ) -> float:
+    """Yale et al.'s AA(A, B): 1/2 [share of A closer to A than to B + the same for B].
+
+    ``a_self`` / ``b_self``: each table's distances to its own nearest record, when known."""
+    a_self = _self_distance(a, self_rule) if a_self is None else a_self
+    b_self = _self_distance(b, self_rule) if b_self is None else b_self
+    left = np.mean(k_nearest(a, b, 1, self_rule=self_rule)[:, 0] > a_self)
+    right = np.mean(k_nearest(b, a, 1, self_rule=self_rule)[:, 0] > b_self)
     return float(0.5 * (left + right))
 
 
@@ -110,10 +118,14 @@ def _balanced_aa(a: Encoded, b: Encoded, n_resample: int, state: np.random.Rando
     if ab < 2 and ba < 2:
         return adversarial_accuracy(a, b, self_rule=self_rule), 0.0
     values = []
+    # the side that is not subsampled keeps its own nearest distances in every round
+    a_self = _self_distance(a, self_rule) if ab < 2 else None
+    b_self = _self_distance(b, self_rule) if ba < 2 else None
     for _ in range(n_resample):
         a_draw = a if ab < 2 else a.rows(state.permutation(len(a))[:len(b)])
         b_draw = b if ba < 2 else b.rows(state.permutation(len(b))[:len(a)])
-        values.append(adversarial_accuracy(a_draw, b_draw, self_rule=self_rule))
+        values.append(adversarial_accuracy(a_draw, b_draw, self_rule=self_rule,
+                                           a_self=a_self, b_self=b_self))
     return float(np.mean(values)), float(np.std(values, ddof=1) / np.sqrt(len(values)))
 
 

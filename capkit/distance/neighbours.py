@@ -29,18 +29,30 @@ synthetic table that is a verbatim copy of the real one is treated as "real agai
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from capkit.counts.encode import factorize_many
 from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
 
 SELF_RULES = ("identity", "content")
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    """The process's thread pools, found once (finding them reads the loaded libraries)."""
+    return ThreadpoolController()
+
+
+def one_thread() -> object:
+    """Context: native thread pools (BLAS, OpenMP) limited to one thread."""
+    return _threadpools().limit(limits=1)
 
 
 def legacy_state(seed: int | np.random.RandomState | None) -> np.random.RandomState:
@@ -226,7 +238,7 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
         exclude = np.column_stack(excluded) if excluded else None
         # one BLAS thread: the level matrices are small products, and threads of a shared
         # machine slow them by several times
-        with threadpool_limits(1):
+        with one_thread():
             best, arg = nearest(a.cat[:, keep], b.cat[:, keep], a.num * num_scale,
                                 b.num * num_scale, w_eff[keep], exclude=exclude)
         found = np.isfinite(best)
@@ -239,4 +251,4 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
 
 
 __all__ = ["Encoded", "SELF_RULES", "Weights", "joint_encode", "k_nearest", "legacy_state",
-           "pair_distance"]
+           "one_thread", "pair_distance"]

@@ -123,7 +123,7 @@ def mia_classifier(real: Encoded, synthetic: Encoded, holdout: Encoded, *,
         x_test = np.concatenate([x_real[members], x_hold[outsiders]])
         y_test = np.concatenate([np.ones(len(members), dtype=np.int64),
                                  np.zeros(len(outsiders), dtype=np.int64)])
-        with threadpool_limits(1):  # one thread: fast and the same on every machine
+        with threadpool_limits(1):  # one thread: fast on a shared machine
             predicted = _model(classifier).fit(x_train, y_train).predict(x_test)
         scores["precision"].append(precision_score(y_test, predicted, zero_division=0))
         scores["recall"].append(recall_score(y_test, predicted, zero_division=0))

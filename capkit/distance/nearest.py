@@ -110,16 +110,21 @@ def _scan_pairs(
                                                             current_arg))
 
 
+def _pattern_values(w_cat: np.ndarray) -> np.ndarray:
+    """Level of every mismatch pattern (bit k: column k differs), summed in column order."""
+    patterns = np.arange(2 ** len(w_cat))
+    values = np.zeros(len(patterns))
+    for k in range(len(w_cat)):  # same summation order as the level matrix
+        values += w_cat[k] * ((patterns >> k) & 1 == 1)
+    return values
+
+
 def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
     """Possible categorical levels (sorted) and whether all weights are equal (count path)."""
     if np.all(w_cat == w_cat[0]):
         return w_cat[0] * np.arange(len(w_cat) + 1, dtype=np.float64), True
     if len(w_cat) <= 16:
-        patterns = np.arange(2 ** len(w_cat))
-        values = np.zeros(len(patterns))
-        for k in range(len(w_cat)):  # same summation order as the level matrix
-            values += w_cat[k] * ((patterns >> k) & 1 == 1)
-        return np.unique(values), False
+        return np.unique(_pattern_values(w_cat)), False
     return np.empty(0), False
 
 
@@ -150,6 +155,11 @@ class _Levels:
         self.offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
         width = int(cards.sum())
         self.ref_hot = None
+        # unequal weights, few columns: the level index of each mismatch pattern, so a level
+        # matrix is a pattern matrix (bit k: column k differs) looked up, not a float sum
+        self.lookup = None
+        if not self.counting and len(self.values) and len(w_cat) <= 16:
+            self.lookup = np.searchsorted(self.values, _pattern_values(w_cat)).astype(np.uint32)
         if self.counting and len(ref_parts) * width <= level_cells:
             self.ref_hot = _one_hot(ref_parts, self.offsets, width).T.copy()
         self.width = width
@@ -167,6 +177,12 @@ class _Levels:
             for k in range(pc):
                 levels += self.parts[chunk, k][:, None] != self.ref_parts[:, k][None, :]
             return levels, self.values
+        if self.lookup is not None:
+            pattern = np.zeros((len(chunk), len(self.ref_parts)), dtype=np.uint16)
+            for k in range(pc):
+                differs = self.parts[chunk, k][:, None] != self.ref_parts[:, k][None, :]
+                pattern |= differs.astype(np.uint16) << np.uint16(k)
+            return self.lookup[pattern], self.values
         weighted = np.zeros((len(chunk), len(self.ref_parts)))
         for k in range(pc):
             weighted += self.w_cat[k] * (self.parts[chunk, k][:, None]

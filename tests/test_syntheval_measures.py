@@ -269,3 +269,14 @@ def test_seed_none_is_numpys_global_state_as_in_syntheval(frames: tuple) -> None
     assert from_global == nr.nnaa(real, syn, hold, n_resample=4, seed=3)
     with pytest.raises(CapkitError, match="seed must be"):
         nr.nnaa(real, syn, hold, seed=-1)
+
+
+def test_presets_run_their_privacy_entries(frames: tuple) -> None:
+    real, syn, hold = frames
+    se = SynthEval(real, holdout_dataframe=hold, cat_cols=CAT)
+    with pytest.warns(UserWarning, match="utility entries"):
+        table = se.evaluate(syn, presets_file="fast_eval", nnaa={"n_resample": 3})
+    assert list(se.raw_results) == ["nnaa", "hit_rate"]  # preset order, nnaa overridden
+    assert list(table["metric"]) == ["nnaa", "priv_loss_nnaa", "hit_rate"]
+    with pytest.raises(CapkitError, match="presets_file"):
+        se.evaluate(syn, presets_file="everything")

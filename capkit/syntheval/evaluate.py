@@ -172,6 +172,9 @@ class SynthEval:
             that cannot run (``mia`` without holdout, ``att_discl`` without sensitive
             variables), bad option values.
         """
+        if "analysis_target_var" in kwargs:  # SynthEval's deprecated alias
+            alias = kwargs.pop("analysis_target_var")
+            analysis_target = alias if analysis_target is None else analysis_target
         columns = list(self.real.columns)
         synthetic = _missing(synthetic_dataframe, "synthetic_dataframe", self.missing_directive)
         if sorted(map(str, synthetic.columns)) != sorted(map(str, columns)):

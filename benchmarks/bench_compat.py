@@ -71,7 +71,8 @@ def case(ours, name: str, n: int, sdm_rows: int | None, seed: int) -> None:
     rng = np.random.default_rng(seed)
     real, synthetic = make_frame(n, rng, 0.6), make_frame(n, rng, 1.2)
     t_ours, v_ours = best_of(
-        lambda: ours.compute(real, synthetic, list(KEYS), list(SENSITIVE)))
+        lambda: ours.compute(real, synthetic, key_fields=list(KEYS),
+                             sensitive_fields=list(SENSITIVE)))
     print(f"\n{name}: {n:,} real x {n:,} synthetic rows, "
           f"{n_keys(real):,} / {n_keys(synthetic):,} distinct real / synthetic keys")
     print(f"  capkit    {t_ours:10.4f} s   score {v_ours:.15f}")
@@ -83,7 +84,8 @@ def case(ours, name: str, n: int, sdm_rows: int | None, seed: int) -> None:
         small_rng = np.random.default_rng(seed)
         real_s, syn_s = make_frame(sdm_rows, small_rng, 0.6), make_frame(sdm_rows, small_rng, 1.2)
         t_small, v_sdm = sdmetrics_run(name, real_s, syn_s)
-        v_check = ours.compute(real_s, syn_s, list(KEYS), list(SENSITIVE))
+        v_check = ours.compute(real_s, syn_s, key_fields=list(KEYS),
+                               sensitive_fields=list(SENSITIVE))
         if name == "CategoricalGeneralizedCAP":
             factor = (n / sdm_rows) * (n_keys(synthetic) / n_keys(syn_s))
             how = "real rows x synthetic keys"

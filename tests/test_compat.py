@@ -61,7 +61,8 @@ def test_exact_scores_equal_sdmetrics_with_na_and_unmatched_keys(seed: int) -> N
     assert unmatched.any()  # the fixture must exercise absent keys
     for ours, name in PAIRS[:2]:
         expected = sdmetrics_score(name, real, synthetic, keys, sensitive)
-        assert ours.compute(real, synthetic, keys, sensitive) == pytest.approx(expected, abs=1e-12)
+        assert ours.compute(real, synthetic, key_fields=keys,
+                            sensitive_fields=sensitive) == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -72,12 +73,13 @@ def test_generalized_equals_sdmetrics(seed: int) -> None:
     real = random_frame(rng, 120, na_keys=False, na_sensitive=True, levels=4)
     synthetic = random_frame(rng, 30, na_keys=False, na_sensitive=True, levels=4)
     keys, sensitive = ["a", "b", "c", "d"], ["t1", "t2"]
+    fields = {"key_fields": keys, "sensitive_fields": sensitive}
     expected = sdmetrics_score("CategoricalGeneralizedCAP", real, synthetic, keys, sensitive)
-    got = compat.CategoricalGeneralizedCAP.compute(real, synthetic, keys, sensitive)
+    got = compat.CategoricalGeneralizedCAP.compute(real, synthetic, **fields)
     assert got == pytest.approx(expected, abs=1e-12)
     # the fixture has real keys absent from the synthetic data, so the fallback is exercised
-    exact = compat.CategoricalCAP.compute(real, synthetic, keys, sensitive)
-    zero = compat.CategoricalZeroCAP.compute(real, synthetic, keys, sensitive)
+    exact = compat.CategoricalCAP.compute(real, synthetic, **fields)
+    zero = compat.CategoricalZeroCAP.compute(real, synthetic, **fields)
     assert exact != zero
 
 
@@ -87,7 +89,8 @@ def test_single_key_and_sensitive_strings() -> None:
     synthetic = random_frame(rng, 30, na_keys=False, na_sensitive=False)
     for ours, name in PAIRS:
         expected = sdmetrics_score(name, real, synthetic, ["a"], ["t1"])
-        assert ours.compute(real, synthetic, "a", "t1") == pytest.approx(expected, abs=1e-12)
+        got = ours.compute(real, synthetic, key_fields="a", sensitive_fields="t1")
+        assert got == pytest.approx(expected, abs=1e-12)
 
 
 def reference_generalized(real: pd.DataFrame, synthetic: pd.DataFrame, keys, sensitive) -> float:
@@ -135,7 +138,7 @@ def test_documented_na_difference() -> None:
     filled_syn = synthetic.assign(a=synthetic["a"].astype(object).where(synthetic["a"].notna(),
                                                                        "NA"))
     for ours, name in PAIRS:
-        got = ours.compute(real, synthetic, ["a", "b"], ["t"])
+        got = ours.compute(real, synthetic, key_fields=["a", "b"], sensitive_fields=["t"])
         # capkit's NA level equals SDMetrics run with NaN spelled as a string level...
         assert got == pytest.approx(
             sdmetrics_score(name, filled_real, filled_syn, ["a", "b"], ["t"]), abs=1e-12)
@@ -144,7 +147,8 @@ def test_documented_na_difference() -> None:
     # Generalized: an object-column np.nan key also differs (SDMetrics' hamming uses !=).
     obj_real = real.assign(a=real["a"].astype(object))
     obj_syn = synthetic.assign(a=synthetic["a"].astype(object))
-    got = compat.CategoricalGeneralizedCAP.compute(obj_real, obj_syn, ["a", "b"], ["t"])
+    got = compat.CategoricalGeneralizedCAP.compute(obj_real, obj_syn, key_fields=["a", "b"],
+                                                   sensitive_fields=["t"])
     assert abs(got - sdmetrics_score("CategoricalGeneralizedCAP", obj_real, obj_syn,
                                      ["a", "b"], ["t"])) > 1e-6
 
@@ -155,14 +159,13 @@ def test_no_matching_key_gives_nan_like_sdmetrics() -> None:
     assert np.isnan(sdmetrics_score("CategoricalCAP", real, synthetic, ["k"], ["t"]))
     # capkit refuses a key with no value in common by default (coded differently?) ...
     with pytest.raises(CapkitError, match="key column 'k'"):
-        compat.CategoricalCAP.compute(real, synthetic, ["k"], ["t"])
+        compat.CategoricalCAP.compute(real, synthetic, key_fields=["k"], sensitive_fields=["t"])
     # ... and gives SDMetrics' numbers for whoever means it
-    allow = {"allow_disjoint_levels": True}
-    assert np.isnan(compat.CategoricalCAP.compute(real, synthetic, ["k"], ["t"], **allow))
-    assert compat.CategoricalZeroCAP.compute(real, synthetic, ["k"], ["t"], **allow) == 1.0
+    allow = {"allow_disjoint_levels": True, "key_fields": ["k"], "sensitive_fields": ["t"]}
+    assert np.isnan(compat.CategoricalCAP.compute(real, synthetic, **allow))
+    assert compat.CategoricalZeroCAP.compute(real, synthetic, **allow) == 1.0
     # the Generalized pool is all of S (distance 1): P(x) = 1 for 'a', 0 for 'b'
-    assert compat.CategoricalGeneralizedCAP.compute(real, synthetic, ["k"], ["t"],
-                                                    **allow) == 0.5
+    assert compat.CategoricalGeneralizedCAP.compute(real, synthetic, **allow) == 0.5
 
 
 def test_paper_tables_are_one_minus_average_cap() -> None:
@@ -172,7 +175,8 @@ def test_paper_tables_are_one_minus_average_cap() -> None:
         o, s = paper.ORIGINALS["O4"], paper.SYNTHETICS[name]
         real = tables.records_from_counts(o, ["T1", "T2", "T3"], ["K1", "K2", "K3"])
         synthetic = tables.records_from_counts(s, ["T1", "T2", "T3"], ["K1", "K2", "K3"])
-        scores = [ours.compute(real, synthetic, ["key"], ["target"]) for ours, _ in PAIRS]
+        scores = [ours.compute(real, synthetic, key_fields=["key"], sensitive_fields=["target"])
+                  for ours, _ in PAIRS]
         assert scores[0] == pytest.approx(1 - cap.average_cap(o, s, 2), abs=1e-15)
         assert scores[1] == pytest.approx(1 - cap.average_cap(o, s, 1), abs=1e-15)
         assert scores[2] == pytest.approx(scores[1], abs=1e-15)
@@ -185,7 +189,7 @@ def test_inputs_not_modified() -> None:
     synthetic = random_frame(rng, 20, na_keys=True, na_sensitive=True)
     before = real.copy(), synthetic.copy()
     for ours, _ in PAIRS:
-        ours.compute(real, synthetic, ["a", "b"], ["t1"])
+        ours.compute(real, synthetic, key_fields=["a", "b"], sensitive_fields=["t1"])
     pd.testing.assert_frame_equal(real, before[0])
     pd.testing.assert_frame_equal(synthetic, before[1])
 
@@ -195,17 +199,20 @@ def test_bad_input(metric) -> None:
     real = pd.DataFrame({"k": ["a", "b"], "n": [1, 2], "t": ["x", "y"]})
     synthetic = real.copy()
     with pytest.raises(CapkitError, match="'extra'"):
-        metric.compute(real, synthetic.assign(extra=1), ["k"], ["t"])
+        metric.compute(real, synthetic.assign(extra=1), key_fields=["k"], sensitive_fields=["t"])
     with pytest.raises(CapkitError, match="'t'.*key"):
-        metric.compute(real, synthetic, ["k", "t"], ["t"])
+        metric.compute(real, synthetic, key_fields=["k", "t"], sensitive_fields=["t"])
     with pytest.raises(CapkitError, match="'n'"):
-        metric.compute(real, synthetic.assign(n=["1", "2"]), ["k", "n"], ["t"])
+        metric.compute(real, synthetic.assign(n=["1", "2"]), key_fields=["k", "n"],
+                       sensitive_fields=["t"])
     with pytest.raises(CapkitError, match="'when'"):
         when = pd.to_datetime(["2020-01-01", "2020-01-02"])
-        metric.compute(real.assign(when=when), synthetic.assign(when=when), ["when"], ["t"])
+        metric.compute(real.assign(when=when), synthetic.assign(when=when), key_fields=["when"],
+                       sensitive_fields=["t"])
     with pytest.raises(CapkitError, match="empty"):
-        metric.compute(real, synthetic.iloc[:0], ["k"], ["t"])
+        metric.compute(real, synthetic.iloc[:0], key_fields=["k"], sensitive_fields=["t"])
     with pytest.raises(CapkitError, match="key_fields"):
-        metric.compute(real, synthetic, [], ["t"])
+        metric.compute(real, synthetic, key_fields=[], sensitive_fields=["t"])
     with pytest.raises(CapkitError, match="'k'.*missing"):
-        metric.compute(real.drop(columns="k"), synthetic.drop(columns="k"), ["k"], ["t"])
+        metric.compute(real.drop(columns="k"), synthetic.drop(columns="k"), key_fields=["k"],
+                       sensitive_fields=["t"])

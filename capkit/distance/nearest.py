@@ -59,6 +59,7 @@ def _scan_pairs(
     pair_batch: int,
     numeric_cap: np.ndarray | None,
     missing: bool,
+    exclude: np.ndarray | None = None,
 ) -> None:
     """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
 
@@ -92,6 +93,9 @@ def _scan_pairs(
             if missing:
                 np.fmax(term, 0.0, out=term)  # NaN -> 0
             d += term
+        if exclude is not None:
+            for column in range(exclude.shape[1]):
+                d[r_idx == exclude[s_idx, column]] = np.inf
         starts = np.flatnonzero(position == 0)
         if len(starts) == 0 or starts[0] != 0:
             starts = np.concatenate([[0], starts])
@@ -106,16 +110,21 @@ def _scan_pairs(
                                                             current_arg))
 
 
+def _pattern_values(w_cat: np.ndarray) -> np.ndarray:
+    """Level of every mismatch pattern (bit k: column k differs), summed in column order."""
+    patterns = np.arange(2 ** len(w_cat))
+    values = np.zeros(len(patterns))
+    for k in range(len(w_cat)):  # same summation order as the level matrix
+        values += w_cat[k] * ((patterns >> k) & 1 == 1)
+    return values
+
+
 def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
     """Possible categorical levels (sorted) and whether all weights are equal (count path)."""
     if np.all(w_cat == w_cat[0]):
         return w_cat[0] * np.arange(len(w_cat) + 1, dtype=np.float64), True
     if len(w_cat) <= 16:
-        patterns = np.arange(2 ** len(w_cat))
-        values = np.zeros(len(patterns))
-        for k in range(len(w_cat)):  # same summation order as the level matrix
-            values += w_cat[k] * ((patterns >> k) & 1 == 1)
-        return np.unique(values), False
+        return np.unique(_pattern_values(w_cat)), False
     return np.empty(0), False
 
 
@@ -146,6 +155,11 @@ class _Levels:
         self.offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
         width = int(cards.sum())
         self.ref_hot = None
+        # unequal weights, few columns: the level index of each mismatch pattern, so a level
+        # matrix is a pattern matrix (bit k: column k differs) looked up, not a float sum
+        self.lookup = None
+        if not self.counting and len(self.values) and len(w_cat) <= 16:
+            self.lookup = np.searchsorted(self.values, _pattern_values(w_cat)).astype(np.uint32)
         if self.counting and len(ref_parts) * width <= level_cells:
             self.ref_hot = _one_hot(ref_parts, self.offsets, width).T.copy()
         self.width = width
@@ -163,6 +177,12 @@ class _Levels:
             for k in range(pc):
                 levels += self.parts[chunk, k][:, None] != self.ref_parts[:, k][None, :]
             return levels, self.values
+        if self.lookup is not None:
+            pattern = np.zeros((len(chunk), len(self.ref_parts)), dtype=np.uint16)
+            for k in range(pc):
+                differs = self.parts[chunk, k][:, None] != self.ref_parts[:, k][None, :]
+                pattern |= differs.astype(np.uint16) << np.uint16(k)
+            return self.lookup[pattern], self.values
         weighted = np.zeros((len(chunk), len(self.ref_parts)))
         for k in range(pc):
             weighted += self.w_cat[k] * (self.parts[chunk, k][:, None]
@@ -182,6 +202,7 @@ def nearest(
     pair_batch: int = PAIR_BATCH,
     level_cells: int = LEVEL_CELLS,
     progress: Callable[[int], object] | None = None,
+    exclude: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted (unnormalised) distance to and index of the closest reference record.
 
@@ -207,6 +228,11 @@ def nearest(
         Cells of a level matrix held at once.
     progress
         Called with a number of query records each time that many are settled (for a bar).
+    exclude
+        (n, e) optional reference rows that each query record may not take (``-1``: none):
+        the record itself when a table is searched against itself, the neighbours already
+        found when the k-th nearest is wanted (:mod:`capkit.distance.neighbours`). A query
+        record whose every reference record is excluded gets ``inf``.
 
     Returns
     -------
@@ -246,7 +272,9 @@ def nearest(
             "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
             "best": best, "arg": arg, "pair_batch": pair_batch,
             "numeric_cap": numeric_cap,
-            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any())}
+            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any()),
+            "exclude": None if exclude is None else np.asarray(exclude, dtype=np.int64).reshape(
+                n_s, -1)}
 
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")

@@ -66,7 +66,7 @@ from capkit.attacks import gcap
 from capkit.counts.encode import validate_frames
 from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
-from capkit.sdmetrics.inputs import check_frames, field_list
+from capkit.sdmetrics.inputs import check_frames, field_list, single_table_metadata
 
 #: Cells (unmatched real keys x synthetic keys) handled at once by the Generalized score.
 CHUNK_CELLS = gcap.CHUNK_CELLS
@@ -75,10 +75,21 @@ CHUNK_CELLS = gcap.CHUNK_CELLS
 def _validate(
     real_data: pd.DataFrame,
     synthetic_data: pd.DataFrame,
+    metadata: dict | None,
+    table_name: str | None,
     key_fields: str | Sequence[str] | None,
     sensitive_fields: str | Sequence[str] | None,
+    model_kwargs: dict | None,
 ) -> tuple[list[str], list[str]]:
-    """SDMetrics' input rules, as CapkitError: same columns, supported dtypes, non-empty lists."""
+    """SDMetrics' input rules, as CapkitError: same columns, supported dtypes, non-empty lists;
+    ``metadata["key_fields"]`` / ``metadata["sensitive_fields"]`` override the arguments."""
+    if model_kwargs:
+        raise CapkitError(f"model_kwargs must be None or empty: the CAP attacker takes no "
+                          f"model arguments, got {model_kwargs!r}")
+    if metadata is not None:
+        meta = single_table_metadata(metadata, table_name)
+        key_fields = meta.get("key_fields", key_fields)
+        sensitive_fields = meta.get("sensitive_fields", sensitive_fields)
     keys = field_list(key_fields, "key_fields")
     sensitive = field_list(sensitive_fields, "sensitive_fields")
     check_frames({"real_data": real_data, "synthetic_data": synthetic_data})
@@ -114,8 +125,11 @@ class CategoricalCAP:
         cls,
         real_data: pd.DataFrame,
         synthetic_data: pd.DataFrame,
-        key_fields: str | Sequence[str],
-        sensitive_fields: str | Sequence[str],
+        metadata: dict | None = None,
+        table_name: str | None = None,
+        key_fields: str | Sequence[str] | None = None,
+        sensitive_fields: str | Sequence[str] | None = None,
+        model_kwargs: dict | None = None,
         *,
         allow_disjoint_levels: bool = False,
     ) -> float:
@@ -125,10 +139,15 @@ class CategoricalCAP:
         ----------
         real_data, synthetic_data
             Frames with the same columns. Neither is modified.
+        metadata, table_name
+            SDMetrics' metadata (optional): its ``key_fields`` / ``sensitive_fields`` entries,
+            when present, take precedence over the arguments (as in SDMetrics 0.32).
         key_fields
             Columns the intruder knows; together they form one key.
         sensitive_fields
             Columns the intruder guesses; together they form one sensitive value.
+        model_kwargs
+            Must be None or empty (SDMetrics' CAP attacker takes none).
         allow_disjoint_levels
             Score even a field whose real and synthetic values barely overlap (an error by
             default; see the module note).
@@ -145,7 +164,8 @@ class CategoricalCAP:
             a column numeric in one frame and text in the other, datetime columns, empty frames,
             a field coded differently in the two frames.
         """
-        keys, sensitive = _validate(real_data, synthetic_data, key_fields, sensitive_fields)
+        keys, sensitive = _validate(real_data, synthetic_data, metadata, table_name, key_fields,
+                                    sensitive_fields, model_kwargs)
         table = crosstab(real_data, synthetic_data, keys, sensitive,
                          allow_disjoint_levels=allow_disjoint_levels)
         return one_minus_cap(table.original, table.synthetic, cls.version)
@@ -179,8 +199,11 @@ class CategoricalGeneralizedCAP:
         cls,
         real_data: pd.DataFrame,
         synthetic_data: pd.DataFrame,
-        key_fields: str | Sequence[str],
-        sensitive_fields: str | Sequence[str],
+        metadata: dict | None = None,
+        table_name: str | None = None,
+        key_fields: str | Sequence[str] | None = None,
+        sensitive_fields: str | Sequence[str] | None = None,
+        model_kwargs: dict | None = None,
         *,
         allow_disjoint_levels: bool = False,
     ) -> float:
@@ -189,7 +212,8 @@ class CategoricalGeneralizedCAP:
         Parameters and errors as :meth:`CategoricalCAP.compute`. Never NaN: every real record
         has a non-empty pool.
         """
-        keys, sensitive = _validate(real_data, synthetic_data, key_fields, sensitive_fields)
+        keys, sensitive = _validate(real_data, synthetic_data, metadata, table_name, key_fields,
+                                    sensitive_fields, model_kwargs)
         probabilities = generalized_cap_probabilities(
             real_data, synthetic_data, keys, sensitive,
             allow_disjoint_levels=allow_disjoint_levels)

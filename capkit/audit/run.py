@@ -280,7 +280,8 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         rest = [c for c in cols if c not in keys]
         res = linkability(original[cols], synthetic[cols], (keys, rest), control=control,
                           seed=seed, confidence=confidence)
-        detail = f"{res.n_success:,} of {res.n_attacks:,} members linked"
+        detail = (f"{res.n_success:,.1f} of {res.n_attacks:,} members linked "
+                  "(expected over tie orders)")
         measure, base_name = "linkability (keys | other columns)", "random links"
     return from_comparison(name, family, measure, "all columns",
                            res.control if holdout is not None else None, res.baseline,

@@ -274,7 +274,7 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     if family == "singling out":
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
                            confidence=confidence)
-        detail = f"{res.n_success:,} of {res.n_queries:,} queries single out a member"
+        detail = res.count_text
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]

@@ -34,7 +34,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import defaults, verdicts
+from capkit.audit import defaults, display, verdicts
 from capkit.audit.findings import Finding, from_comparison, from_percents, uncompared
 from capkit.control import compare_to_control
 from capkit.data.labels import is_numeric
@@ -89,6 +89,16 @@ class Audit:
     n_holdout: int | None
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return display.short_repr(self)
+
+    def summary(self) -> str:
+        """Verdict counts per synthesis, keys and targets, in a few lines."""
+        return display.summary_text(self)
+
+    def _repr_html_(self) -> str:
+        return display.summary_html(self)
 
     def verdicts(self) -> pd.DataFrame:
         """Number of findings of each verdict level per synthesis (rows) and level (columns)."""
@@ -210,7 +220,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
-                           detail=f"Gower distance <= {cut:.4f}, the holdout's 5% quantile")
+                           detail=f"Gower distance <= {cut:.4g}, the holdout's 5% quantile")
     return [exact, near], gaps
 
 

@@ -152,3 +152,17 @@ def test_printed_output_is_what_the_commands_print(name: str, scratch: Path,
                 f"--- printed:\n{shown}")
             checked += 1
     assert checked >= 1
+
+
+def test_no_citation_of_this_project_s_issue_numbers() -> None:
+    """Users cannot open the project's issue tracker: code, tests, docs and benchmarks cite the
+    docs page or the paper instead."""
+    pattern = re.compile(r"\bissues? *#?\d+|\bissue #\d+", re.I)
+    found = []
+    for folder in ("capkit", "tests", "docs", "benchmarks"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".md") and path.is_file():
+                for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+                    if pattern.search(line):
+                        found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -1,5 +1,5 @@
 """The custodian's audit: every measure family of capkit on one release, judged finding by
-finding (issue 18).
+finding (docs/custodian-report.md).
 
 :func:`audit` takes the original records (the members), one or more syntheses and, ideally, a
 holdout of records not used for the synthesis, and runs on each synthesis:

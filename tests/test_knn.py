@@ -95,6 +95,10 @@ for target in ("t", "v"):
     digest.update(result.records.to_csv().encode())
 risk = attribute_risk(original, synthetic, ["a", "b", "x"], "t")
 digest.update(risk.records.to_csv().encode())
+from capkit.audit import audit
+found = audit(original, synthetic, holdout=frame(800), keys=["a", "b", "x"], targets=["t", "v"],
+              families=("attribute attacks",))
+digest.update(found.to_frame().to_csv().encode())
 near = exact_neighbours(rng.random((600, 30)) / 3, rng.random((500, 30)) / 7, 5)
 digest.update(near.index.tobytes())
 print(digest.hexdigest())
@@ -115,8 +119,9 @@ def _digest(run: subprocess.Popen) -> str:
 
 
 def test_outputs_do_not_depend_on_the_thread_count():
-    """The k-NN attackers (attribute attack, attribute risk) and the search itself, run with
-    one and with two BLAS / OpenMP threads: byte-identical outputs (scikit-learn's
+    """The k-NN attackers (attribute attack, attribute risk, the audit's findings and verdicts)
+    and the search itself, run with one and with two BLAS / OpenMP threads: byte-identical
+    outputs (scikit-learn's
     KNeighborsClassifier gave other predictions with two threads on these data)."""
     one, two = _start(1), _start(2)  # side by side
     assert _digest(one) == _digest(two)

@@ -3,8 +3,10 @@
 * ``>>>`` examples in fenced ``python`` blocks run as doctests.
 * A fenced ``text`` block is output. The HTML comment just before it says what it is the output
   of: ``<!-- checked: output -->`` (the output of the last ``capkit`` command of the nearest
-  ``bash`` block above), ``<!-- checked: file NAME -->`` (the start of a file that command
-  wrote), or ``<!-- unchecked: REASON -->`` (e.g. data the project does not have). The
+  ``bash`` block above), ``<!-- checked: error -->`` (that command fails with this message,
+  compared without the page's line breaks), ``<!-- checked: file NAME -->`` (the start of a
+  file that command wrote), or ``<!-- unchecked: REASON -->`` (e.g. data the project does not
+  have). The
   ``bash`` blocks' ``python - <<'PY'`` scripts make the files first (SD2011 through capkit's
   loader and CART synthesis), in one scratch folder per page.
 
@@ -51,8 +53,9 @@ def _blocks(page: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("docs-examples")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[str]]:
+    """A scratch folder shared by the pages, and the scripts already run in it."""
+    return tmp_path_factory.mktemp("docs-examples"), set()
 
 
 def _have_sd2011() -> bool:
@@ -117,13 +120,14 @@ def _scripts(bash: str) -> list[str]:
 @pytest.mark.skipif(not _have_sd2011(), reason="SD2011 data not available (set CAPKIT_DATA "
                     "to a folder with SD2011.rda)")
 @pytest.mark.parametrize("name", ["README.md", "own-data.md"])
-def test_printed_output_is_what_the_commands_print(name: str, scratch: Path,
+def test_printed_output_is_what_the_commands_print(name: str, scratch: tuple[Path, set[str]],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Run the page's scripts and commands in a scratch folder; every checked text block is
     what the command before it printed (or the start of the file it wrote). The pages make
     the same files with the same script, so it runs once."""
     page = next(p for p in PAGES if p.name == name)
-    monkeypatch.chdir(scratch)
+    folder, done = scratch
+    monkeypatch.chdir(folder)
     monkeypatch.setenv("CAPKIT_DATA", str(SHARED_DATA))
     blocks = _blocks(page)
     if name != "own-data.md":  # the README shows the same files: made by own-data's script
@@ -133,18 +137,25 @@ def test_printed_output_is_what_the_commands_print(name: str, scratch: Path,
     for block in blocks:
         if block["lang"] == "bash":
             for script in _scripts(block["body"]):
-                if not Path("sd2011_syn2.csv").exists():
+                if script not in done:  # the pages share their first script: run it once
                     exec(compile(script, f"{name} script", "exec"), {})  # noqa: S102
+                    done.add(script)
             commands = _commands(block["body"])
             if commands:  # run when a checked block needs it (other commands are sketches)
                 command, last_output = commands[-1], None
         elif block["lang"] == "text" and block["mark"] and block["mark"][0] == "checked":
+            what = block["mark"][1]
             if last_output is None:
                 assert command is not None, f"{name}: no capkit command before a checked block"
                 result = CliRunner().invoke(main, command)
-                assert result.exit_code == 0, (command, result.output)
-                last_output = result.stdout
-            what = block["mark"][1]
+                failed = what.startswith("error")
+                assert (result.exit_code != 0) == failed, (command, result.output)
+                last_output = result.output if failed else result.stdout
+            if what.startswith("error"):
+                assert " ".join(block["body"].split()) in " ".join(last_output.split()), (
+                    f"{name}: the error is not what the command printed:\n{last_output}")
+                checked += 1
+                continue
             shown = (Path(what.split(None, 1)[1]).read_text(encoding="utf-8")
                      if what.startswith("file ") else last_output)
             assert shown is not None and _matches(block["body"], shown), (

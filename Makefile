@@ -27,7 +27,7 @@ test: $(STAMP)
 reproduce: $(STAMP)
 	$(BIN)/capkit reproduce
 
-## quick: the same with each experiment's quick parameters
+## quick: the same with each experiment's quick parameters, into build/quick/ (figures/ untouched)
 quick: $(STAMP)
 	$(BIN)/capkit reproduce --quick
 

@@ -11,7 +11,7 @@ groupby count of keys x target per target per file.
 The synthetic data: by default a cheap seeded stand-in (a bootstrap of the original records
 whose target columns are each re-drawn for 30 % of the records), which has the cardinalities
 that matter for speed. ``--cart`` uses capkit's synthpop-style CART synthesis instead (about two
-minutes on 2 cores). Goal (issue 8): under 5 s end to end.
+minutes on 2 cores). Goal: under 5 s end to end.
 
 Usage: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_cli.py [--cart]``
 """

@@ -16,7 +16,7 @@ Usage::
 With ``--sdmetrics-rows`` SDMetrics is timed on frames of that size only, and its full-size time
 is *extrapolated* (linearly in real rows for CAP/ZeroCAP, whose cost is one lookup per real and
 per synthetic row; linearly in real rows x synthetic keys for GeneralizedCAP); the output says
-so. Goal (issue 7): ratio >= 1000x in every case.
+so. Goal: ratio >= 1000x in every case.
 """
 
 from __future__ import annotations

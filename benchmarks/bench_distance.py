@@ -16,7 +16,7 @@ Timed in one run:
 
 Checks printed: capkit vs a full distance matrix (``gower_matrix``) on 300 records (exactness),
 capkit vs the package's float32 distances, and the package's top-1 record re-evaluated in
-float64 vs capkit's DCR (must agree to 1e-9). Goals (issue 7): < 15 s and >= 10x faster.
+float64 vs capkit's DCR (must agree to 1e-9). Goals: < 15 s and >= 10x faster.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Prints the time to draw the 2000 tables (``sampling.uniform_tables``) and to compute the 2000 x 4
 average CAPs, versions 1 and 2, vectorised over the stack (``cap.average_cap_stack``), with the
 ratio to the same averages computed table by table with ``cap.average_cap`` in a Python loop,
-measured in the same run (best of 3). Goal (issue 4): the 2000 x 4 averages in under 1 s.
+measured in the same run (best of 3). Goal: the 2000 x 4 averages in under 1 s.
 """
 
 from __future__ import annotations

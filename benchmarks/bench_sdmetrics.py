@@ -14,7 +14,7 @@ as in the oracle.
 Calls (the oracle's): ``DisclosureProtection.compute_breakdown(real, syn, ['age', 'sex',
 'race', 'marital.status'], ['occupation'], 'cap')``; ``DCRBaselineProtection.compute_breakdown(
 real, syn, meta, None)``; ``CategoricalRF.compute(real, syn, key_fields=['age', 'sex', 'race',
-'marital.status'], sensitive_fields=['occupation'])``. Goals (issue 17): under 0.2 s, 20 s and
+'marital.status'], sensitive_fields=['occupation'])``. Goals: under 0.2 s, 20 s and
 30 s.
 
 SDMetrics, timed in the same run (``--peer``):

@@ -1,4 +1,4 @@
-"""Speed and statistical validation of capkit.synth.syn (issues 6 and 15).
+"""Speed and statistical validation of capkit.synth.syn (docs/datasets-and-synthesis.md).
 
 Run: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_synth.py [--seeds 20]
 [--skip-adult]``.
@@ -7,7 +7,7 @@ Prints
 * ``syn`` on SD2011's 9 paper variables with m = 5 (target <= 1.5 s) and on Adult (48842 x 14,
   visit sequence c(1:12, 14, 13)) with m = 1 (target <= 5 s), best of 3 after a warm-up that
   compiles the numba tree kernel, each next to R's time for the same call (synthpop 1.9-2:
-  13.3 s and 49 s on this machine, issue 15);
+  13.3 s and 49 s on this machine);
 * the 20-seed validation: per seed, a chi-square test (1%) of every variable's marginal against
   the original (numeric variables in decile bins of the original, missing and special values as
   their own classes), two-proportion z-tests (1%) of the missing and income = -8 rates, and
@@ -83,7 +83,7 @@ def validate(sd: pd.DataFrame, seeds: int) -> pd.DataFrame:
 
 #: R's times for the same calls on this machine (synthpop 1.9-2, rpart 4.1.19, R 4.2.2): the
 #: oracle's ``syn(ods, m = 5, seed = 8564)`` and ``syn(adult, seed = 8564, visit.sequence =
-#: c(1:12, 14, 13))`` (issue 15); capkit's target is ten times faster, with the same trees.
+#: c(1:12, 14, 13))``; capkit's target is ten times faster, with the same trees.
 R_SECONDS = {"sd2011_m5": 13.3, "adult_m1": 49.0}
 
 

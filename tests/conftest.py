@@ -20,8 +20,23 @@ def spark():
     if not HAS_JAVA:
         pytest.skip("no Java runtime found (Spark needs one): on Debian "
                     "`apt-get install -y default-jre-headless`, or set JAVA_HOME")
+    from pyspark.sql import SparkSession
+
     from capkit.counts.engines.spark import session
 
+    # The tests' tables are small: two partitions per shuffle (still a merge), no adaptive
+    # re-planning, no whole-stage code generation and a JVM that compiles quickly (C1 only) cut
+    # Spark's fixed costs per query; session() then uses this active session.
+    (SparkSession.builder.master("local[2]").appName("capkit-tests")
+     .config("spark.sql.shuffle.partitions", "2")
+     .config("spark.default.parallelism", "2")
+     .config("spark.sql.adaptive.enabled", "false")
+     .config("spark.sql.codegen.wholeStage", "false")
+     .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+     .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+     .config("spark.ui.enabled", "false")
+     .config("spark.ui.showConsoleProgress", "false")
+     .getOrCreate())
     return session()
 
 

@@ -109,3 +109,46 @@ def test_save_rejects_paths_as_names(tmp_path):
     with pytest.raises(CapkitError, match="plain file stem"):
         plots.save(fig, "sub/dir", tmp_path)
     plt.close(fig)
+
+
+def _tiny_project(root):
+    """An experiment whose notebook records one claim (paper 1, quick run 2) and writes no
+    figure: papermill runs it in a real kernel."""
+    import nbformat
+
+    (root / "experiments").mkdir()
+    (root / "notebooks").mkdir()
+    (root / "experiments" / "x.yaml").write_text(
+        "name: x\nnotebook: notebooks/01_x.ipynb\nparameters: {value: 1}\n"
+        "quick_parameters: {value: 2}\noutputs: []\n")
+    params = nbformat.v4.new_code_cell(
+        'figures_dir = "../build/figures"\nclaims_path = None\nvalue = 1')
+    params.metadata["tags"] = ["parameters"]
+    body = nbformat.v4.new_code_cell(
+        "from capkit.reproduce import claims\nledger = claims.Ledger('x')\n"
+        "ledger.check('a', 's', 't', 1, value, 'exact')\nledger.save(claims_path)")
+    nb = nbformat.v4.new_notebook(cells=[params, body])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, root / "notebooks" / "01_x.ipynb")
+    (root / "figures").mkdir()
+    (root / "figures" / "claims.md").write_text("the full run's ledger\n")
+
+
+def test_a_quick_run_writes_under_build_not_figures(tmp_path):
+    """``capkit reproduce --only x --quick`` leaves the tracked figures/claims.md alone and
+    writes its ledger to build/quick/."""
+    from click.testing import CliRunner
+
+    from capkit.cli.main import main
+
+    _tiny_project(tmp_path)
+    result = CliRunner().invoke(main, ["reproduce", "--only", "x", "--quick",
+                                       "--root", str(tmp_path)])
+    assert result.exit_code == 1, result.output  # the quick value 2 is not the paper's 1
+    assert "build/quick/claims.md" in result.output
+    assert (tmp_path / "figures" / "claims.md").read_text() == "the full run's ledger\n"
+    assert not (tmp_path / "figures" / "claims.json").exists()
+    quick = (tmp_path / "build" / "quick" / "claims.md").read_text()
+    assert "NOT reproduced" in quick
+    assert reproduce.output_folder(tmp_path, quick=False) == tmp_path / "figures"

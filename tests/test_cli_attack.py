@@ -219,3 +219,25 @@ def test_attack_bad_linkability_is_one_error_line(files: dict[str, Path], value:
     assert result.exit_code == 1
     assert result.output.startswith("Error:") and message in result.output
     assert "Traceback" not in result.output
+
+
+def test_sdmetrics_warnings_are_notes_not_python_warnings(tmp_path: Path) -> None:
+    """A holdout under half the members' size: SDMetrics' DCROverfittingProtection warns. The
+    warning is one ``Warning:`` line (not Python's ``file.py:line: UserWarning``, once per
+    synthetic file), a note of the report, and nothing on stderr with --quiet."""
+    paths = {}
+    for name, (n, seed) in {"orig": (200, 1), "syn1": (150, 2), "syn2": (150, 4),
+                            "hold": (60, 3)}.items():
+        paths[name] = tmp_path / f"{name}.csv"
+        _frame(n, seed).to_csv(paths[name], index=False)
+    args = ["attack", paths["orig"], paths["syn1"], paths["syn2"], "--keys", "sex,age,region",
+            "--targets", "smoke", "--holdout", paths["hold"], "--attackers", "cap",
+            "--sdmetrics"]
+    loud = run(args)
+    assert loud.exit_code == 0, loud.output
+    assert "UserWarning" not in loud.stderr and ".py:" not in loud.stderr
+    assert loud.stderr.count("Warning: DCROverfittingProtection: Your real_validation_data") == 1
+    assert "DCROverfittingProtection: Your real_validation_data contains 60 rows" in " ".join(
+        loud.stdout.split())
+    quiet = run([*args, "-q"])
+    assert quiet.exit_code == 0 and "validation" not in quiet.stderr

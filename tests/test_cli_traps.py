@@ -1,5 +1,5 @@
-"""Issue 18 part A: inputs on which `capkit disclosure` / `capkit cap` used to give a wrong answer
-with exit status 0, and the small flaws of their reports.
+"""Inputs (docs/own-data.md, "Two traps") on which `capkit disclosure` / `capkit cap` used to
+give a wrong answer with exit status 0, and the small flaws of their reports.
 
 The frames are a small Wage-like table made here (mixed types: integer age, text labels for
 marital status, a continuous wage), with the syntheses a custodian meets: a copy coded

@@ -1,6 +1,6 @@
-"""Issue 18 part A in the Python API: a key or target coded differently in the two frames is an
-error (every measure counts through the same check), a continuous target matched by exact value
-is a warning; both leave the numbers of well-coded inputs untouched."""
+"""The traps of docs/own-data.md in the Python API: a key or target coded differently in the two
+frames is an error (every measure counts through the same check), a continuous target matched
+by exact value is a warning; both leave the numbers of well-coded inputs untouched."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The public names of ../shared/DESIGN.md section 3 and the README's examples keep working
-wherever their modules live in the house (issue 16: "Public names stay").
+wherever their modules live in the house (DESIGN.md section 3, "Public names").
 
 Values are the paper's printed ones (Baillargeon & Charest 2020, Tables 7 and 10) or follow
 from the definitions by hand, never from the code under test.

@@ -36,10 +36,10 @@ from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.naive_bayes import CategoricalNB
-from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.neural_network import MLPRegressor
 from sklearn.svm import SVC, SVR
 
+from capkit.attacks.knn import ExactKNeighborsClassifier, ExactKNeighborsRegressor
 from capkit.errors import CapkitError
 
 METHODS = ("cap", "gcap", "nn", "estimator", "ensemble", "dummy")
@@ -145,7 +145,7 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "rf": _fast("rf", RandomForestClassifier(n_estimators=100)),
         "svm": _fast("svm", SVC()),
         "nb": _fast("nb", CategoricalNB(alpha=1.0), keys_as="ordinal", numeric_as="category"),
-        "knn": Attacker("knn", "estimator", KNeighborsClassifier(n_neighbors=5)),
+        "knn": Attacker("knn", "estimator", ExactKNeighborsClassifier(n_neighbors=5)),
         "lr": _fast("lr", LogisticRegression(max_iter=1000)),
         "ensemble": Attacker("ensemble", "ensemble", members=("rf", "svm", "nb", "knn", "lr")),
         "dummy": Attacker("dummy", "dummy"),
@@ -161,7 +161,7 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "rf": _fast("rf", RandomForestRegressor(n_estimators=100)),
         "svm": _fast("svm", SVR(), scale_target=True),
         "mlp": _fast("mlp", MLPRegressor(max_iter=500), scale_target=True),
-        "knn": Attacker("knn", "estimator", KNeighborsRegressor(n_neighbors=5)),
+        "knn": Attacker("knn", "estimator", ExactKNeighborsRegressor(n_neighbors=5)),
         "lr": _fast("lr", LinearRegression()),
         "ensemble": Attacker("ensemble", "ensemble", members=("lr", "svm", "mlp")),
         "dummy": Attacker("dummy", "dummy"),

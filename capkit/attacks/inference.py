@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 from capkit.attacks.attackers import resolve
 from capkit.attacks.fit import predict
 from capkit.attacks.grid import prepare
+from capkit.attacks.knn import ExactKNeighborsClassifier, ExactKNeighborsRegressor
 from capkit.cap import record_cap
 from capkit.errors import CapkitError
 
@@ -132,8 +132,8 @@ def attribute_risk(
     """
     grid = prepare(original, synthetic, keys, target, kind=kind)
     if estimator is None:
-        estimator = (KNeighborsClassifier(n_neighbors=3) if grid.kind == "categorical"
-                     else KNeighborsRegressor(n_neighbors=3))
+        estimator = (ExactKNeighborsClassifier(n_neighbors=3) if grid.kind == "categorical"
+                     else ExactKNeighborsRegressor(n_neighbors=3))
     spec = resolve(estimator, grid.kind)
     if not grid.known("synthetic").any():
         raise CapkitError(f"target {target!r} has no non-missing value to learn from")

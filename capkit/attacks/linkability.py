@@ -11,21 +11,28 @@ baseline (two random draws of ``n_neighbors`` synthetic records intersect), and 
 with :mod:`capkit.control`.
 
 Ties: when several synthetic records share the k-th distance, which of them are "the k nearest"
-is a convention. capkit takes the lowest synthetic positions; anonymeter takes numba's
-quicksort order. Each record therefore also gets ``link_possible`` (a link under some tie order)
-and ``link_certain`` (a link under every tie order): the count of links of *any* tie order,
-anonymeter's included, lies in ``links_range``, and ``n_tied`` records are the ones a tie decides.
+is a convention (anonymeter takes numba's quicksort order). A fixed rule such as "the lowest
+synthetic positions" in both halves makes the two halves pick the *same* tied record and link
+where no attacker could know to: it inflates the count. capkit therefore scores each record by
+what its ties imply, the probability ``p_link`` that its two k nearest sets meet when each half
+orders its ties uniformly at random, independently of the other (the expected link over tie
+orders; :func:`_link_probability` gives the closed form), and counts ``n_success`` as the sum
+of these probabilities (a real number, the expected links). Each record also gets
+``link_possible`` (a link under some tie order) and ``link_certain`` (under every tie order):
+the links of *any* tie order, anonymeter's included, lie in ``links_range``, and ``n_tied``
+records are the ones a tie decides. ``docs/anonymeter.md`` says why this rule.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from capkit.attacks._sampling import sample_rows
-from capkit.attacks.neighbors import CELLS, encode, nearest, pair_distances
+from capkit.attacks.neighbors import CELLS, encode, nearest
 from capkit.control import (
     AnonymeterResults,
     ControlComparison,
@@ -43,9 +50,10 @@ class LinkabilityResult:
     Attributes
     ----------
     records
-        One row per attacked original record: ``row`` (position in ``original``), ``link``
-        (capkit's tie rule), ``link_possible``, ``link_certain``, ``nn_a1..k`` / ``nn_b1..k``
-        (positions in ``synthetic``, nearest first) with distances ``d_a1..k`` / ``d_b1..k``,
+        One row per attacked original record: ``row`` (position in ``original``), ``p_link``
+        (probability of a link over random tie orders), ``link_possible``, ``link_certain``,
+        ``nn_a1..k`` / ``nn_b1..k`` (positions in ``synthetic``, nearest first, ties listed by
+        lowest position) with distances ``d_a1..k`` / ``d_b1..k``,
         ``n_at_kth_a`` / ``n_at_kth_b`` (synthetic records at the k-th distance) and
         ``tie_a`` / ``tie_b`` (the k nearest set depends on the tie order).
     control_records
@@ -53,8 +61,9 @@ class LinkabilityResult:
     aux_cols, n_neighbors
         The halves and k.
     n_attacks, n_success, links_range, n_tied
-        Records attacked, links (capkit's rule), (certain, possible) number of links over all
-        tie orders, records whose link a tie decides.
+        Records attacked, expected links over random tie orders (the sum of ``p_link``, a
+        float), (certain, possible) number of links over all tie orders, records whose link
+        a tie decides.
     n_baseline
         Links of the seeded random baseline (one per attacked record).
     n_control_attacks, n_control, control_links_range
@@ -74,12 +83,12 @@ class LinkabilityResult:
     aux_cols: tuple[tuple[str, ...], tuple[str, ...]]
     n_neighbors: int
     n_attacks: int
-    n_success: int
+    n_success: float
     links_range: tuple[int, int]
     n_tied: int
     n_baseline: int
     n_control_attacks: int | None
-    n_control: int | None
+    n_control: float | None
     control_links_range: tuple[int, int] | None
     risk: float
     risk_ci: tuple[float, float]
@@ -152,11 +161,11 @@ def linkability(original: pd.DataFrame, synthetic: pd.DataFrame,
                                   halves, n_neighbors, "control", progress)
         control_records.insert(0, "row", control_rows)
     n = len(records)
-    n_success = int(records["link"].sum())
+    n_success = _expected_count(records)
     n_baseline = _baseline_links(len(syn), n, n_neighbors, rng)
     n_ctl = k_ctl = None
     if control_records is not None:
-        n_ctl, k_ctl = len(control_records), int(control_records["link"].sum())
+        n_ctl, k_ctl = len(control_records), _expected_count(control_records)
     risks = attack_risks(n_success, n, n_baseline, k_ctl, n_ctl, confidence=confidence)
     return LinkabilityResult(
         records=records, control_records=control_records,
@@ -167,6 +176,12 @@ def linkability(original: pd.DataFrame, synthetic: pd.DataFrame,
         control_links_range=None if control_records is None else _range(control_records),
         risk=risks.risk, risk_ci=risks.risk_ci, risk_reference=risks.reference,
         control=risks.control, baseline=risks.baseline, anonymeter=risks.anonymeter)
+
+
+def _expected_count(records: pd.DataFrame) -> float:
+    """Expected number of links: the sum of the records' link probabilities, summed in record
+    order (a fixed order of IEEE additions; numpy's pairwise sum of a fixed-length array)."""
+    return float(np.sum(records["p_link"].to_numpy()))
 
 
 def _range(records: pd.DataFrame) -> tuple[int, int]:
@@ -197,7 +212,7 @@ def _check(original, synthetic, control, aux_cols) -> tuple[list[str], list[str]
 
 def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], list[str]],
             k: int, name: str, progress: bool) -> pd.DataFrame:
-    """Neighbours of both halves, the link under capkit's rule and over all tie orders.
+    """Neighbours of both halves, the expected link over tie orders and its range.
 
     Records with the same values in a half share that half's neighbours, so each half is
     searched once per distinct row, and the links are worked out once per distinct pair of
@@ -207,34 +222,15 @@ def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], l
     data_b, rows_b = encode(targets, syn, halves[1], (name, "synthetic")).distinct_queries()
     joint, rows = np.unique(np.column_stack([rows_a, rows_b]), axis=0, return_inverse=True)
     ja, jb, rows = joint[:, 0], joint[:, 1], rows.reshape(-1)
-    by_a = np.argsort(ja, kind="stable")
-    starts = np.searchsorted(ja[by_a], np.arange(data_a.n_queries + 1))
-    near_b = nearest(data_b, k, progress=progress)
-    # per joint row: |below_a & below_b|, |below_a & at_b|, |at_a & below_b|, |at_a & at_b|
-    meet = np.zeros((4, len(joint)), dtype=np.int64)
-
-    def count(query_a: np.ndarray, cands: np.ndarray, at_a: np.ndarray) -> None:
-        reps = starts[query_a + 1] - starts[query_a]
-        step = max(1, CELLS // max(int(reps.max()), 1))
-        for s in range(0, len(query_a), step):
-            part = slice(s, s + step)
-            r = reps[part]
-            pair = np.repeat(np.arange(len(r)), r)
-            offset = np.arange(len(pair)) - np.repeat(np.cumsum(r) - r, r)
-            joint_ids = by_a[np.repeat(starts[query_a[part]], r) + offset]
-            d_b = pair_distances(data_b, jb[joint_ids], cands[part][pair])
-            d_b = np.where(np.isnan(d_b), np.inf, d_b)
-            kth = near_b.kth[jb[joint_ids]]
-            below_b, at_b, at = d_b < kth, d_b == kth, at_a[part][pair]
-            for slot, hit in enumerate((~at & below_b, ~at & at_b, at & below_b, at & at_b)):
-                meet[slot] += np.bincount(joint_ids[hit], minlength=len(joint))
-
-    near_a = nearest(data_a, k, on_band=count, progress=progress)
-    index_a, index_b = near_a.index[ja], near_b.index[jb]
-    link = (index_a[:, :, None] == index_b[:, None, :]).any(axis=(1, 2))
-    possible, certain = _link_range(meet, near_a.n_below[ja], near_a.n_at_kth[ja],
-                                    near_b.n_below[jb], near_b.n_at_kth[jb], k)
-    out = {"link": link[rows], "link_possible": possible[rows],
+    band_a, band_b = _Band(data_a.n_candidates), _Band(data_b.n_candidates)
+    near_a = nearest(data_a, k, on_band=band_a.add, progress=progress)
+    near_b = nearest(data_b, k, on_band=band_b.add, progress=progress)
+    meet = _meet(band_a.done(data_a.n_queries), band_b.done(data_b.n_queries), ja, jb)
+    below_a, at_a = near_a.n_below[ja], near_a.n_at_kth[ja]
+    below_b, at_b = near_b.n_below[jb], near_b.n_at_kth[jb]
+    possible, certain = _link_range(meet, below_a, at_a, below_b, at_b, k)
+    expected = _link_probability(meet, below_a, at_a, below_b, at_b, k)
+    out = {"p_link": expected[rows], "link_possible": possible[rows],
            "link_certain": certain[rows]}
     for tag, near, at in (("a", near_a, rows_a), ("b", near_b, rows_b)):
         for j in range(k):
@@ -244,6 +240,113 @@ def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], l
         out[f"n_at_kth_{tag}"] = near.n_at_kth[at]
         out[f"tie_{tag}"] = (near.n_below + near.n_at_kth > k)[at]
     return pd.DataFrame(out)
+
+
+@dataclass
+class _Band:
+    """The (query, candidate, at k-th distance) pairs :func:`nearest` hands over, gathered and
+    then sorted by query and candidate (:meth:`done`), so that a query's band is one run."""
+
+    n_candidates: int
+    keys: np.ndarray | None = None
+    at: np.ndarray | None = None
+    starts: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self._parts: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, queries: np.ndarray, cands: np.ndarray, at: np.ndarray) -> None:
+        self._parts.append((queries.astype(np.int64) * self.n_candidates + cands, at))
+
+    def done(self, n_queries: int) -> _Band:
+        keys = np.concatenate([key for key, _ in self._parts])
+        order = np.argsort(keys, kind="stable")
+        self.keys = keys[order]
+        self.at = np.concatenate([at for _, at in self._parts])[order]
+        self.starts = np.searchsorted(self.keys, np.arange(n_queries + 1) * self.n_candidates)
+        self._parts = []
+        return self
+
+
+def _meet(band_a: _Band, band_b: _Band, ja: np.ndarray, jb: np.ndarray) -> np.ndarray:
+    """Per joint row (ja, jb): |S_a & S_b|, |S_a & T_b|, |T_a & S_b|, |T_a & T_b|, where S is
+    the set of candidates below a half's k-th distance and T the set at it.
+
+    Each joint row walks the smaller of its two bands and looks every candidate up in the
+    other band (a binary search over sorted integer keys): the work is the sum over joint rows
+    of the smaller band (a half made of one binary column ties half the synthetic records).
+    """
+    meet = np.zeros((4, len(ja)), dtype=np.int64)
+    size_a = band_a.starts[ja + 1] - band_a.starts[ja]
+    size_b = band_b.starts[jb + 1] - band_b.starts[jb]
+    from_a = size_a <= size_b
+    for walk, other, q_walk, q_other, sizes, mine in (
+            (band_a, band_b, ja, jb, size_a, from_a), (band_b, band_a, jb, ja, size_b, ~from_a)):
+        ids = np.flatnonzero(mine)
+        if len(ids) == 0:
+            continue
+        reps = sizes[ids]
+        ends = np.cumsum(reps)
+        bounds = np.unique(np.searchsorted(ends, np.arange(0, int(ends[-1]), CELLS),
+                                           side="right"))
+        for lo, hi in zip(bounds, [*bounds[1:], len(ids)], strict=True):
+            part, r = ids[lo:hi], reps[lo:hi]
+            pair = np.repeat(np.arange(len(r)), r)
+            offset = np.arange(len(pair)) - np.repeat(np.cumsum(r) - r, r)
+            position = walk.starts[q_walk[part]][pair] + offset
+            key = (q_other[part][pair] * other.n_candidates
+                   + walk.keys[position] % walk.n_candidates)
+            found_at = np.minimum(np.searchsorted(other.keys, key), len(other.keys) - 1)
+            found = other.keys[found_at] == key
+            at_a, at_b = walk.at[position], other.at[found_at]
+            if walk is band_b:
+                at_a, at_b = at_b, at_a
+            for slot, hit in enumerate((~at_a & ~at_b, ~at_a & at_b, at_a & ~at_b,
+                                        at_a & at_b)):
+                meet[slot] += np.bincount(part[pair[found & hit]], minlength=len(ja))
+    return meet
+
+
+def _falling_ratio(top: np.ndarray, bottom: np.ndarray, length: np.ndarray, k: int
+                   ) -> np.ndarray:
+    """prod_{i < length} (top - i) / (bottom - i), elementwise (length <= k; 0 once top - i
+    reaches 0). A fixed sequence of IEEE operations, so the same on every machine."""
+    out = np.ones(np.broadcast(top, bottom, length).shape)
+    for i in range(k):
+        use = i < length
+        out = np.where(use, out * (top - i) / np.where(use, bottom - i, 1), out)
+    return out
+
+
+def _link_probability(meet: np.ndarray, below_a: np.ndarray, at_a: np.ndarray,
+                      below_b: np.ndarray, at_b: np.ndarray, k: int) -> np.ndarray:
+    """Probability that the two k nearest sets meet when each half orders its ties at random.
+
+    Each half takes its ``below`` candidates (S) and ``need = k - below`` of the ``at``
+    candidates at its k-th distance (T), a uniformly random subset C, independently of the
+    other half. With ss, st, ts, tt the sizes of S_a & S_b, S_a & T_b, T_a & S_b, T_a & T_b:
+    if ss > 0 the halves always meet; otherwise they miss each other iff C_a avoids T_a & S_b,
+    C_b avoids S_a & T_b and C_a & C_b is empty, so, summing over j = |C_a & T_a & T_b|,
+
+        P(miss) = sum_j  C(need_a, j) (tt)_j (x_a)_(need_a - j) / (at_a)_need_a
+                        * (at_b - st - j)_need_b / (at_b)_need_b,
+
+    with x_a = at_a - ts - tt and (n)_r the falling factorial n (n-1) ... (n-r+1).
+    """
+    ss, st, ts, tt = meet
+    need_a, need_b = k - below_a, k - below_b
+    x_a = at_a - ts - tt
+    pascal = np.array([[math.comb(n, j) for j in range(k + 1)] for n in range(k + 1)], float)
+    miss = np.zeros(len(ss))
+    for j in range(k + 1):
+        rest = need_a - j
+        ok = rest >= 0
+        term = (pascal[need_a, j]
+                * _falling_ratio(tt, at_a, np.where(ok, j, 0), k)
+                * _falling_ratio(x_a, at_a - j, np.maximum(rest, 0), k)
+                * _falling_ratio(at_b - st - j, at_b, need_b, k))
+        miss = miss + np.where(ok, term, 0.0)
+    return np.where(ss > 0, 1.0, 1.0 - miss)
 
 
 def _link_range(meet: np.ndarray, below_a: np.ndarray, at_a: np.ndarray, below_b: np.ndarray,

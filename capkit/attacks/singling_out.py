@@ -28,6 +28,10 @@ control rate 100%       risk undefined: NaN, a note and a         its warning te
                         RuntimeWarning                            centre for 1: never fires
 ======================  ========================================  ===============================
 
+Column order: the draws pick columns by position, so capkit first puts the columns in name
+order (anonymeter's compatibility mode keeps the frame's order, as anonymeter does): the same
+data gives the same queries whatever the order of its columns.
+
 Query rule (multivariate): each synthetic record, in a seeded random order, gives one query on
 a seeded random set of ``n_cols`` columns (missing -> ``is_null``; a number -> ``>= v`` above
 the synthetic median, else ``<= v``; other values -> ``== v``). ``n_attacks=None`` keeps every
@@ -124,6 +128,25 @@ class SinglingOutResult:
     anonymeter_compat: bool
     notes: tuple[str, ...] = ()
 
+    @property
+    def count_text(self) -> str:
+        """The members' count behind the members' rate (``control.members``), in words: the
+        rate printed beside it is this count's share. With a control of another size the
+        count is the expected number at the common size, and the raw count is said too."""
+        members = self.control.members
+        k, n = members.k, int(members.n)
+        if k == self.n_success and n == self.n_queries:
+            return f"{self.n_success:,} of {n:,} queries single out a member"
+        if n != self.n_queries:  # anonymeter's denominator: the queries asked for
+            head = f"{self.n_success:,} of {n:,} queries asked for single out a member"
+            head += f" ({self.n_queries:,} could be made)"
+        else:
+            head = (f"{k:,.2f} of {n:,} queries expected to single out a member at the "
+                    f"common size of {min(self.n_original, self.n_control_records or 0):,} "
+                    f"records")
+        return head if k == self.n_success else (
+            f"{head}; {self.n_success:,} single out one of all {self.n_original:,} members")
+
 
 def _check_frame(frame: object, argument: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
@@ -160,6 +183,16 @@ def prepare_frames(original: pd.DataFrame, synthetic: pd.DataFrame,
                 raise CapkitError(
                     f"column {column!r} is {kinds[column]} in synthetic but {kind} in "
                     f"{argument}; code it the same way in both (e.g. numbers as numbers)")
+    for column in columns:
+        if kinds[column] != "text":
+            continue
+        texts = {argument: {isinstance(v, str) for v in pd.unique(frame[column].dropna())}
+                 for argument, frame in frames.items()}
+        if {True} in texts.values() and {False} in texts.values():
+            said = ", ".join(f"{'text' if v == {True} else 'non-text'} in {argument}"
+                             for argument, v in texts.items() if len(v) == 1)
+            raise CapkitError(f"column {column!r} holds {said} values; code it the same way in "
+                              "every frame")
     prepared = {name: frame[columns].reset_index(drop=True) for name, frame in frames.items()}
     return columns, kinds, prepared
 
@@ -211,6 +244,9 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
     if mode not in MODES:
         raise CapkitError(f"mode must be one of {MODES}, got {mode!r}")
     columns, kinds, frames = prepare_frames(original, synthetic, control)
+    if not anonymeter_compat:  # draws by column position: name order, whatever the frames' order
+        columns = sorted(columns, key=lambda c: (str(c), type(c).__name__))
+        frames = {name: frame[columns] for name, frame in frames.items()}
     if mode == "multivariate" and (isinstance(n_cols, bool) or not isinstance(
             n_cols, int | np.integer) or not 1 <= n_cols <= len(columns)):
         raise CapkitError(f"n_cols must be an integer from 1 to the number of columns "

@@ -19,8 +19,8 @@ The rules, stated in every report that uses them:
   about anyone and is left out of every measure unless named;
 * a numeric target with more than :data:`MAX_KEY_LEVELS` distinct values is grouped into
   :data:`TARGET_GROUPS` classes for synthpop's measures (DiSCO, DCAP, ...), which otherwise
-  match it by exact value and score a near-copy 0 (issue 18, A2); the attacks, distances,
-  singling out and linkability use its values. A text target with more than
+  match it by exact value and score a near-copy 0 (docs/custodian-report.md); the attacks,
+  distances, singling out and linkability use its values. A text target with more than
   :data:`~capkit.counts.encode.CONTINUOUS_TARGET_LEVELS` levels gets a note, which says so when
   its values read as dates or numbers (a near value then counts as a wrong guess).
 """

@@ -38,7 +38,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import at_risk, defaults, verdicts
+from capkit.audit import at_risk, defaults, display, verdicts
 from capkit.audit.failures import Failure, describe
 from capkit.audit.findings import (
     Finding,
@@ -120,6 +120,16 @@ class Audit:
     #: One row per member and synthesis: the measures that flag it and its score
     #: (:func:`capkit.audit.at_risk.records_at_risk`).
     records_at_risk: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __repr__(self) -> str:
+        return display.short_repr(self)
+
+    def summary(self) -> str:
+        """Verdict counts per synthesis, keys and targets, in a few lines."""
+        return display.summary_text(self)
+
+    def _repr_html_(self) -> str:
+        return display.summary_html(self)
 
     def verdicts(self) -> pd.DataFrame:
         """Number of findings of each verdict level per synthesis (rows) and level (columns)."""
@@ -237,7 +247,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
-                           detail=f"Gower distance <= {cut:.3g}, the holdout's 5% quantile")
+                           detail=f"Gower distance <= {cut:.4g}, the holdout's 5% quantile")
     return [exact, near], gaps
 
 
@@ -308,7 +318,7 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     if family == "singling out":
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
                            confidence=confidence)
-        detail = f"{res.n_success:,} of {res.n_queries:,} queries single out a member"
+        detail = res.count_text
         if keep is not None:
             keep.queries = res.queries
         measure, base_name = "multivariate singling out", "random queries"
@@ -316,7 +326,8 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         rest = [c for c in cols if c not in keys]
         res = linkability(original[cols], synthetic[cols], (keys, rest), control=control,
                           seed=seed, confidence=confidence)
-        detail = f"{res.n_success:,} of {res.n_attacks:,} members linked"
+        detail = (f"{res.n_success:,.1f} of {res.n_attacks:,} members linked "
+                  "(expected over tie orders)")
         measure, base_name = "linkability (keys | other columns)", "random links"
     return from_comparison(name, family, measure, "all columns",
                            res.control if holdout is not None else None, res.baseline,

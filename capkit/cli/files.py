@@ -179,7 +179,7 @@ def load_inputs(
     extra_columns: Sequence[str] = (),
     check_overlaps: bool = True,
 ) -> Inputs:
-    """Read, check and align the files of a command (the input hardening of issue 8).
+    """Read, check and align the files of a command (docs/own-data.md, "When the files disagree").
 
     ``holdout``: a file of records not used for the synthesis, read and aligned like the
     synthetic files (``Inputs.holdout``). ``all_columns``: read and align every column of the

@@ -11,6 +11,7 @@ known, each target sensitive) and, with a holdout, ``DCROverfittingProtection``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -18,7 +19,7 @@ import pandas as pd
 from capkit.attacks import linkability, singling_out
 from capkit.cli.files import Inputs
 from capkit.data.labels import is_numeric
-from capkit.errors import CapkitError
+from capkit.errors import CapkitError, CapkitWarning
 from capkit.sdmetrics import DCROverfittingProtection, DisclosureProtection
 
 
@@ -83,13 +84,27 @@ def run_privacy(inputs: Inputs, *, singling: bool, halves: tuple[list[str], list
             if holdout is not None:
                 meta = {"columns": {c: {"sdtype": "numerical" if is_numeric(original[c])
                                         else "categorical"} for c in original.columns}}
-                score = DCROverfittingProtection.compute(original, synthetic, holdout, meta)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    score = DCROverfittingProtection.compute(original, synthetic, holdout, meta)
+                _as_notes(caught, "DCROverfittingProtection", notes)
                 scores.append({"synthesis": i, "metric": "DCROverfittingProtection",
                                "target": "", "score": score})
     if sdmetrics and holdout is None:
         notes.append("DCROverfittingProtection needs --holdout; it was not computed.")
     return PrivacyRun(pd.DataFrame(rows), pd.DataFrame(scores), halves, holdout is not None,
                       notes)
+
+
+def _as_notes(caught: list[warnings.WarningMessage], metric: str, notes: list[str]) -> None:
+    """SDMetrics' warnings (e.g. a holdout under half the members' size) as the report's notes,
+    each once, and as one ``Warning:`` line on stderr (a CapkitWarning) instead of Python's
+    ``file:line: UserWarning`` text."""
+    for w in caught:
+        text = f"{metric}: {w.message}"
+        if text not in notes:
+            notes.append(text)
+            warnings.warn(text, CapkitWarning, stacklevel=2)
 
 
 __all__ = ["PrivacyRun", "parse_halves", "run_privacy"]

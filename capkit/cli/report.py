@@ -1,6 +1,6 @@
 """``capkit report ORIGINAL SYNTHETIC... [--holdout FILE]``: every measure family of capkit on
-the user's files, each finding judged in plain words (issue 18), as text, markdown, json or a
-self-contained html page.
+the user's files, each finding judged in plain words (docs/custodian-report.md), as text,
+markdown, json or a self-contained html page.
 
 The measures run through :func:`capkit.audit.audit` (the verdict rules are
 :mod:`capkit.audit.verdicts`); the report is arranged by :mod:`capkit.report.custodian`. The

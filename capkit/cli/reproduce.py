@@ -12,7 +12,8 @@ from capkit.errors import CapkitError
 
 
 @click.command()
-@click.option("--quick", is_flag=True, help="Use each experiment's quick parameters.")
+@click.option("--quick", is_flag=True, help="Use each experiment's quick parameters (figures "
+              "and ledger go to build/quick/, not figures/).")
 @click.option("--only", metavar="NAME", help="Run only this experiment.")
 @click.option("--store", is_flag=True,
               help="Execute the notebooks in place, refreshing their stored outputs.")
@@ -22,6 +23,7 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path) -> None:
     """Execute the experiments' notebooks and write figures/claims.md.
 
     Prints one line per notebook: its name, the seconds it took and its claims reproduced.
+    A --quick run writes its figures and ledger under build/quick/ instead of figures/.
     """
 
     def line(exp: reproduce_mod.Experiment, seconds: float, ledger: object) -> None:
@@ -41,7 +43,8 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path) -> None:
         return
     failed = [c for lg in ledgers for c in lg.claims if not c.ok]
     total = sum(len(lg.claims) for lg in ledgers)
-    click.echo(f"{total} claims checked, {len(failed)} not reproduced; ledger: figures/claims.md")
+    ledger = reproduce_mod.output_folder(Path("."), quick) / "claims.md"
+    click.echo(f"{total} claims checked, {len(failed)} not reproduced; ledger: {ledger}")
     for c in failed:
         click.echo(f"  NOT reproduced: {c.id}: paper {c.paper}, reproduced {c.reproduced}",
                    err=True)

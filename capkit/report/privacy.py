@@ -26,8 +26,9 @@ def privacy_sections(run) -> list[Section]:  # noqa: ANN001 - a capkit.cli.priva
         if run.halves is not None:
             paragraphs.append(f"Linkability halves: {', '.join(run.halves[0])} | "
                               f"{', '.join(run.halves[1])}; a record is linked when the nearest "
-                              "synthetic records of its two halves are the same (ties: lowest "
-                              "row; the tie range bounds the links of any tie order).")
+                              "synthetic records of its two halves are the same (ties: the "
+                              "expected link over random tie orders; the tie range bounds the "
+                              "links of any tie order).")
         sections.append(Section("Singling out and linkability (anonymeter)",
                                  paragraphs=paragraphs, tables=[Table(
                                      "anonymeter's attacks", frame, index=False,

@@ -4,9 +4,11 @@ reproduced value) and the papermill runner (:mod:`~capkit.reproduce.runner`). Na
 from capkit.reproduce.runner import (
     Experiment,
     load_experiments,
+    output_folder,
     run,
     strip_run_metadata,
     write_ledger,
 )
 
-__all__ = ["Experiment", "load_experiments", "run", "strip_run_metadata", "write_ledger"]
+__all__ = ["Experiment", "load_experiments", "output_folder", "run", "strip_run_metadata",
+           "write_ledger"]

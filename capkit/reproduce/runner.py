@@ -9,6 +9,9 @@ An experiment is a YAML file in ``experiments/``::
     quick_parameters: {}      # --quick (smaller, for a fast check)
     outputs: []               # figures the notebook must write (stems)
 
+A quick run (``--quick``) writes its figures and ledger under ``build/quick/`` instead, so the
+tracked ``figures/`` and ``figures/claims.md`` only ever hold full runs.
+
 Executed copies go to ``build/executed/`` (kept out of git); the stored notebooks in
 ``notebooks/`` are refreshed with ``capkit reproduce --store`` (``make notebooks``).
 """
@@ -100,7 +103,8 @@ def run(
     root
         Project folder (holds ``experiments/``, ``notebooks/``, ``figures/``).
     quick
-        Use each experiment's ``quick_parameters`` on top of its ``parameters``.
+        Use each experiment's ``quick_parameters`` on top of its ``parameters``; figures and
+        the ledger then go to :func:`output_folder` (``build/quick/``), never to ``figures/``.
     only
         Run only the experiment with this name.
     store
@@ -122,7 +126,7 @@ def run(
         experiments = [e for e in experiments if e.name == only]
         if not experiments:
             raise CapkitError(f"no experiment named {only!r} in {root / 'experiments'}")
-    figures = root / "figures"
+    figures = output_folder(root, quick)
     claims_dir = root / "build" / "claims"
     executed = root / "build" / "executed"
     executed.mkdir(parents=True, exist_ok=True)
@@ -160,17 +164,26 @@ def run(
         if on_notebook is not None:
             on_notebook(exp, seconds, ledgers[-1])
     if not store:
-        write_ledger(root, only_update=only is not None, ledgers=ledgers)
+        write_ledger(root, only_update=only is not None, ledgers=ledgers, quick=quick)
     return ledgers
 
 
-def write_ledger(root: Path, *, ledgers: list[claims_mod.Ledger], only_update: bool) -> None:
-    """Write ``figures/claims.md`` and ``figures/claims.json`` from the ledgers.
+def output_folder(root: Path, quick: bool = False) -> Path:
+    """Where a run writes its figures and ledger: ``figures/`` for a full run (tracked),
+    ``build/quick/`` for a quick one (never tracked)."""
+    return root / "build" / "quick" if quick else root / "figures"
+
+
+def write_ledger(root: Path, *, ledgers: list[claims_mod.Ledger], only_update: bool,
+                 quick: bool = False) -> None:
+    """Write ``claims.md`` and ``claims.json`` from the ledgers into :func:`output_folder`
+    (``figures/``, or ``build/quick/`` for a quick run).
 
     With ``only_update`` the ledgers of experiments not run this time are kept from the
-    previous ``claims.json``.
+    previous ``claims.json`` of the same folder.
     """
-    out_json = root / "figures" / "claims.json"
+    folder = output_folder(root, quick)
+    out_json = folder / "claims.json"
     by_name: dict[str, claims_mod.Ledger] = {}
     if only_update and out_json.exists():
         for payload in json.loads(out_json.read_text()):
@@ -183,4 +196,4 @@ def write_ledger(root: Path, *, ledgers: list[claims_mod.Ledger], only_update: b
     out_json.parent.mkdir(parents=True, exist_ok=True)
     out_json.write_text(json.dumps([lg.to_dict() for lg in final], indent=1, sort_keys=True)
                         + "\n")
-    (root / "figures" / "claims.md").write_text(claims_mod.ledger_markdown(final))
+    (folder / "claims.md").write_text(claims_mod.ledger_markdown(final))

@@ -23,25 +23,12 @@ from collections.abc import Callable
 import numpy as np
 
 from capkit.counts.encode import combine_codes
+from capkit.distance._kernel import scan_queries
 
 #: Record pairs whose numeric distance is evaluated at once.
 PAIR_BATCH = 2**21
 #: Cells of the (synthetic combinations x reference combinations) level matrix held at once.
 LEVEL_CELLS = 2**22
-
-def _reference_lists(gi: np.ndarray, hj: np.ndarray, r_count: np.ndarray, r_start: np.ndarray,
-                     r_order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For combination pairs (gi, hj) sorted by gi: the distinct query rows, and per row the
-    reference records of all its combinations, concatenated (list, start, length)."""
-    sizes = r_count[hj]
-    rows, first = np.unique(gi, return_index=True)
-    length = np.add.reduceat(sizes, first)
-    pair_of = np.repeat(np.arange(len(hj)), sizes)
-    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    records = r_order[r_start[hj][pair_of] + within]
-    start = np.concatenate([[0], np.cumsum(length)[:-1]])
-    return rows, records, start, length
-
 
 def _scan_pairs(
     level: float,
@@ -59,51 +46,44 @@ def _scan_pairs(
     pair_batch: int,
     numeric_cap: np.ndarray | None,
     missing: bool,
+    prune: bool,
+    sum_s: np.ndarray,
+    sum_r: np.ndarray,
+    margin: float,
+    tick: Callable[[int], object] | None = None,
 ) -> None:
     """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
 
     ``act`` holds the query records to visit grouped by local combination (``a_count`` of
     each); ``gi`` (sorted) are local combinations, ``hj`` reference combination ids. The pairs
-    are enumerated query by query against all reference records of the query's combinations,
-    in batches of ``pair_batch``, by index arithmetic (never nested loops), so each query's
-    pairs are contiguous and its minimum is a segment reduction.
+    are evaluated by the compiled kernel :func:`capkit.distance._kernel.scan_queries`, query by
+    query, in blocks of about ``pair_batch`` record pairs (``tick`` is called with the number of
+    query records of each block done, for a progress bar).
     """
     if len(gi) == 0:
         return
-    rows, ref_records, ref_start, ref_length = _reference_lists(gi, hj, r_count, r_start,
-                                                                r_order)
+    rows, first = np.unique(gi, return_index=True)
+    row_pairs = np.append(first, len(gi)).astype(np.int64)
     a_start = np.concatenate([[0], np.cumsum(a_count)[:-1]])
-    sizes = a_count[rows] * ref_length
-    ends = np.cumsum(sizes)
-    total = int(ends[-1])
-    for first in range(0, total, pair_batch):
-        e = np.arange(first, min(first + pair_batch, total), dtype=np.int64)
-        pid = np.searchsorted(ends, e, side="right")
-        offset = e - (ends[pid] - sizes[pid])
-        width = ref_length[pid]
-        position = offset % width
-        s_idx = act[a_start[rows[pid]] + offset // width]
-        r_idx = ref_records[ref_start[pid] + position]
-        d = np.full(len(e), level)
-        for k in range(num_s.shape[0]):
-            term = np.abs(num_s[k][s_idx] - num_r[k][r_idx])
-            if numeric_cap is not None:
-                np.minimum(term, numeric_cap[k], out=term)  # NaN stays NaN
-            if missing:
-                np.fmax(term, 0.0, out=term)  # NaN -> 0
-            d += term
-        starts = np.flatnonzero(position == 0)
-        if len(starts) == 0 or starts[0] != 0:
-            starts = np.concatenate([[0], starts])
-        low = np.minimum.reduceat(d, starts)
-        reach = d == np.repeat(low, np.diff(np.append(starts, len(d))))
-        low_arg = np.minimum.reduceat(np.where(reach, r_idx, np.iinfo(np.int64).max), starts)
-        who = s_idx[starts]
-        current, current_arg = best[who], arg[who]
-        best[who] = np.minimum(low, current)
-        arg[who] = np.where(low < current, low_arg, np.where(low == current,
-                                                            np.minimum(current_arg, low_arg),
-                                                            current_arg))
+    per_row = a_count[rows]
+    queries = act[np.repeat(a_start[rows] - np.cumsum(per_row) + per_row, per_row)
+                  + np.arange(int(per_row.sum()))]
+    query_row = np.repeat(np.arange(len(rows), dtype=np.int64), per_row)
+    # reference records per query, to cut the queries into blocks of about pair_batch pairs
+    row_refs = np.add.reduceat(r_count[hj], first)
+    work = np.cumsum(row_refs[query_row])
+    combos = hj.astype(np.int64)
+    cap = np.zeros(num_s.shape[1]) if numeric_cap is None else numeric_cap.astype(np.float64)
+    lo = 0
+    while lo < len(queries):
+        hi = int(np.searchsorted(work, (work[lo - 1] if lo else 0) + pair_batch, side="right"))
+        hi = min(max(hi, lo + 1), len(queries))
+        scan_queries(float(level), queries[lo:hi], query_row[lo:hi], row_pairs, combos,
+                     r_count, r_start, r_order, num_s, num_r, best, arg,
+                     cap, numeric_cap is not None, missing, prune, sum_s, sum_r, margin)
+        if tick is not None:
+            tick(hi - lo)
+        lo = hi
 
 
 def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -240,13 +220,22 @@ def nearest(
     n_combos = parts.shape[0]
     r_count = np.bincount(g_r, minlength=n_combos)
     r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
-    r_order = np.argsort(g_r, kind="stable")
+    num_s = np.ascontiguousarray(num_s, dtype=np.float64)
+    num_r = np.ascontiguousarray(num_r, dtype=np.float64)
+    missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
+    # the sums of the numeric values bound the distance from below (see the kernel), unless a
+    # cap or a missing value breaks |x - y| >= x - y; the margin covers their rounding
+    prune = numeric_cap is None and not missing and 0 < num_s.shape[1] <= 10_000
+    sum_s, sum_r = num_s.sum(axis=1), num_r.sum(axis=1)
+    r_order = (np.lexsort((sum_r, g_r)) if prune else np.argsort(g_r, kind="stable"))
+    largest = max(float(np.abs(num_s).sum(axis=1).max(initial=0.0)),
+                  float(np.abs(num_r).sum(axis=1).max(initial=0.0)))
     ref_combos = np.flatnonzero(r_count > 0)
     scan = {"r_count": r_count, "r_start": r_start, "r_order": r_order,
-            "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
-            "best": best, "arg": arg, "pair_batch": pair_batch,
-            "numeric_cap": numeric_cap,
-            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any())}
+            "num_s": num_s, "num_r": num_r, "best": best, "arg": arg,
+            "pair_batch": pair_batch, "numeric_cap": numeric_cap, "missing": missing,
+            "prune": prune, "sum_s": sum_s, "sum_r": sum_r[r_order],
+            "margin": 1e-9 * (largest + float(np.sum(w_cat)) + 1.0)}
 
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")
@@ -255,10 +244,10 @@ def nearest(
     shared = r_count[combos] > 0
     act = s_order[np.repeat(shared, counts)]
     local = np.flatnonzero(shared)
-    _scan_pairs(0.0, act, counts[shared], np.arange(len(local)), combos[local], **scan)
+    # with no categorical column every pair is at level 0: a record is settled by its block
+    _scan_pairs(0.0, act, counts[shared], np.arange(len(local)), combos[local], **scan,
+                tick=progress if pc == 0 else None)
     if pc == 0:
-        if progress is not None:
-            progress(n_s)
         return best, arg
 
     # Higher levels, for the records not settled yet.

@@ -34,8 +34,9 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import defaults, verdicts
+from capkit.audit import defaults, sampling, verdicts
 from capkit.audit.findings import Finding, from_comparison, from_percents, uncompared
+from capkit.audit.sampling import RecordSample
 from capkit.control import compare_to_control
 from capkit.data.labels import is_numeric
 from capkit.disclosure import disclosure_summary
@@ -178,50 +179,63 @@ def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 
 def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-              holdout: pd.DataFrame | None, confidence: float
+              holdout: pd.DataFrame | None, confidence: float,
+              samples: tuple[RecordSample, RecordSample | None], progress: bool = False
               ) -> tuple[list[Finding], tuple[str, ...]]:
     """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
-    and the numeric columns whose missing values were scored as a level."""
+    and the numeric columns whose missing values were scored as a level. Past the pair budget,
+    the sampled members and holdout records (:mod:`capkit.audit.sampling`) against every
+    synthetic record."""
     cols = list(original.columns)
     # R_k is the synthetic data's range (dcr's default); where a synthesis holds a single value
     # of a numeric column, the members' range (constant columns were left out)
     ranges = {c: float(original[c].max() - original[c].min()) for c in cols
               if is_numeric(synthetic[c]) and not synthetic[c].max() > synthetic[c].min()}
-    to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges)
+    on = _sampled(samples)
+    original = samples[0].take(original)
+    holdout = None if holdout is None else samples[1].take(holdout)
+    to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges,
+                     progress=f"distance: {name}, members" if progress else False)
     d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
     if holdout is None:
         exact = uncompared(name, "copies", "exact copies", "all columns", 100.0 * k_m / n_m,
                            "%", verdicts.copies_without_control(k_m),
-                           f"{k_m:,} of {n_m:,} members")
+                           f"{k_m:,} of {n_m:,} members{on}")
         near = uncompared(name, "copies", "median distance to closest record", "all columns",
                           100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
                           "Gower distance, 0-100")
         return [exact, near], gaps
-    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges)
+    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges,
+                     progress=f"distance: {name}, holdout" if progress else False)
     d_h, gaps = to_holdout.distance, tuple(dict.fromkeys(gaps + to_holdout.columns.missing_level))
     n_h, k_h = len(d_h), int((d_h == 0).sum())
     exact = from_comparison(name, "copies", "exact copies", "all columns",
                             compare_to_control(k_m, n_m, k_h, n_h, confidence=confidence,
                                                warn=False), None,
-                            detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout")
+                            detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout{on}")
     cut = float(np.quantile(d_h, NEAR_COPY_QUANTILE))
     k_m2, k_h2 = int((d_m <= cut).sum()), int((d_h <= cut).sum())
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
-                           detail=f"Gower distance <= {cut:.4f}, the holdout's 5% quantile")
+                           detail=f"Gower distance <= {cut:.4f}, the holdout's 5% quantile{on}")
     return [exact, near], gaps
 
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
              holdout: pd.DataFrame | None, keys: list[str], targets: list[str], seed: int,
-             confidence: float, allow: bool) -> tuple[list[Finding], list[str]]:
+             confidence: float, allow: bool,
+             samples: tuple[RecordSample, RecordSample | None]
+             ) -> tuple[list[Finding], list[str]]:
     """The attribute attack per synthesis and target, against the dummy and the holdout; and
     the numeric targets whose 5% tolerance is too wide to tell anything (:data:`WIDE_TOLERANCE`).
     """
     names = list(named)
     cols = keys + targets
+    on = _sampled(samples)
+    original = samples[0].take(original)
+    holdout = None if holdout is None else samples[1].take(holdout)
     with warnings.catch_warnings():  # a holdout rate of 1 shows as an NA risk in the finding
         warnings.filterwarnings("ignore", message="the control rate is 1")
         table = baseline_table(original[cols], [named[n][cols] for n in names], keys, targets,
@@ -251,7 +265,7 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
                     int(m["correct"]), int(m["n"]), int(dummy.iloc[0]["correct"]),
                     int(dummy.iloc[0]["n"]), confidence=confidence, warn=False)
                 kind = "within 5%" if m["kind"] == "numeric" else "correct"
-                detail = f"{int(m['correct']):,} of {int(m['n']):,} members {kind}"
+                detail = f"{int(m['correct']):,} of {int(m['n']):,} members {kind}{on}"
                 if m["kind"] == "numeric" and base is not None and \
                         base.control.rate >= WIDE_TOLERANCE:
                     wide += [t] if t not in wide else []
@@ -265,26 +279,61 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
     return found, wide
 
 
+def _sampled(samples: tuple[RecordSample, RecordSample | None]) -> str:
+    """``", on a sample of N of M members and N' of M' holdout"`` (empty without a sample)."""
+    parts = [s.describe() for s in samples if s is not None and s.sampled]
+    if not parts:
+        return ""
+    return ", " + " and ".join(parts[:1] + [p.removeprefix("on a sample of ") for p in parts[1:]])
+
+
 def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                 holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
-                family: str) -> Finding:
-    """Singling out (multivariate, every synthetic record) or linkability (keys | the rest)."""
+                family: str, samples: tuple[RecordSample, RecordSample | None]) -> Finding:
+    """Singling out (multivariate, every synthetic record) or linkability (keys | the rest).
+
+    Past the pair budget (:mod:`capkit.audit.sampling`), singling out makes as many queries as
+    members are sampled and checks them on every member; linkability attacks the sampled
+    members and holdout records."""
     cols = list(original.columns)
     control = None if holdout is None else holdout[cols]
     if family == "singling out":
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
-                           confidence=confidence)
+                           confidence=confidence,
+                           n_attacks=samples[0].size if samples[0].sampled else None)
         detail = f"{res.n_success:,} of {res.n_queries:,} queries single out a member"
+        if samples[0].sampled:
+            detail += (f" (queries limited to {samples[0].size:,}: {len(synthetic):,} synthetic"
+                       f" x {len(original):,} member records exceed the pair budget)")
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]
-        res = linkability(original[cols], synthetic[cols], (keys, rest), control=control,
+        members = samples[0].take(original)
+        control = None if control is None else samples[1].take(control)
+        res = linkability(members[cols], synthetic[cols], (keys, rest), control=control,
                           seed=seed, confidence=confidence)
-        detail = f"{res.n_success:,} of {res.n_attacks:,} members linked"
+        detail = f"{res.n_success:,} of {res.n_attacks:,} members linked{_sampled(samples)}"
         measure, base_name = "linkability (keys | other columns)", "random links"
     return from_comparison(name, family, measure, "all columns",
                            res.control if holdout is not None else None, res.baseline,
                            base_name, detail)
+
+
+def _samples(original: pd.DataFrame, named: dict[str, pd.DataFrame],
+             holdout: pd.DataFrame | None, seed: int, budget: int | None
+             ) -> tuple[RecordSample, RecordSample | None]:
+    """The members and holdout records scored against the synthetic records (all within the
+    budget; :func:`capkit.audit.sampling.record_sample`)."""
+    n_syn = max(len(frame) for frame in named.values())
+
+    def draw(role: str, frame: pd.DataFrame | None) -> RecordSample | None:
+        if frame is None:
+            return None
+        if budget is None:
+            return RecordSample(role, len(frame), None, seed)
+        return sampling.record_sample(role, len(frame), n_syn, seed, budget)
+
+    return draw("members", original), draw("holdout", holdout)
 
 
 def audit(original: pd.DataFrame,
@@ -292,7 +341,8 @@ def audit(original: pd.DataFrame,
           *, holdout: pd.DataFrame | None = None, keys: Sequence[str] | None = None,
           targets: Sequence[str] | None = None, seed: int = 0, confidence: float = 0.95,
           families: Sequence[str] = FAMILIES, progress: bool = False,
-          allow_disjoint_levels: bool = False) -> Audit:
+          allow_disjoint_levels: bool = False,
+          pair_budget: int | None = sampling.PAIR_BUDGET) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -317,6 +367,11 @@ def audit(original: pd.DataFrame,
         A tqdm bar over families x syntheses, on stderr.
     allow_disjoint_levels
         Measure even keys or targets whose levels barely overlap (an error by default).
+    pair_budget
+        Record pairs (records scored x synthetic records) scored exactly; past it, distances,
+        attacks, singling out and linkability score a seeded sample of the members and of the
+        holdout, said in the findings and the notes (:mod:`capkit.audit.sampling`). None:
+        every record, however long it takes.
 
     Returns
     -------
@@ -340,6 +395,7 @@ def audit(original: pd.DataFrame,
         original, named = original[used], {n: f[used] for n, f in named.items()}
         holdout = None if holdout is None else holdout[used]
     options = {"allow_disjoint_levels": True} if allow_disjoint_levels else {}
+    samples = _samples(original, named, holdout, seed, pair_budget)
     findings: list[Finding] = []
     tables, timings = [], {f: 0.0 for f in families}
     gaps: dict[str, None] = {}  # numeric columns with missing values in the distance, in order
@@ -356,14 +412,15 @@ def audit(original: pd.DataFrame,
                                          targets_, choice.groups, options)
                 tables.append(table)
             elif family == "distance":
-                found, with_gaps = _distance(name, original, named[name], holdout, confidence)
+                found, with_gaps = _distance(name, original, named[name], holdout, confidence,
+                                             samples, progress)
                 gaps.update(dict.fromkeys(with_gaps))
             elif family == "attribute attacks":
                 found, wide = _attacks(named, original, holdout, keys_, targets_, seed,
-                                       confidence, allow_disjoint_levels)
+                                       confidence, allow_disjoint_levels, samples)
             else:
                 found = [_anonymeter(name, original, named[name], holdout, keys_, seed,
-                                     confidence, family)]
+                                     confidence, family, samples)]
         except CapkitError as exc:  # say which family, and how to run the others
             others = [f for f in families if f != family]
             hint = (f"; the other families run without it (--family / families= "
@@ -375,6 +432,8 @@ def audit(original: pd.DataFrame,
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     notes = list(choice.notes)
+    sample_note = sampling.note([s for s in samples if s is not None], pair_budget or 0)
+    notes += [sample_note] if sample_note else []
     if gaps:
         notes.append(f"distance to closest record: numeric column{'s' if len(gaps) > 1 else ''} "
                      f"{', '.join(gaps)} {'have' if len(gaps) > 1 else 'has'} missing values; a "

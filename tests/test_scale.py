@@ -16,7 +16,7 @@ import pytest
 
 from capkit.audit import audit, sampling
 from capkit.distance import dcr, gower_matrix
-from capkit.distance.nearest import nearest
+from capkit.distance.nearest import KD_TREE_RECORDS, nearest
 from capkit.errors import CapkitError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +89,19 @@ def test_nearest_is_bit_identical_to_every_pair(name, pair_batch) -> None:
     assert np.array_equal(arg, ref_arg)
 
 
+def test_k_d_tree_bound_keeps_the_exact_answer() -> None:
+    # only numeric columns and >= KD_TREE_RECORDS reference records: a k-d tree bounds the
+    # search first; the floats and rows must still be those of every pair
+    rng = np.random.default_rng(8)
+    num_r = coded(rng, KD_TREE_RECORDS + 904, 4)
+    num_s = np.vstack([coded(rng, 200, 4), num_r[rng.integers(0, len(num_r), 100)]])
+    num_s[:50, 0] += rng.normal(0, 0.003, 50)
+    empty_s, empty_r = (np.zeros((len(x), 0), dtype=np.int64) for x in (num_s, num_r))
+    best, arg = nearest(empty_s, empty_r, num_s, num_r, np.zeros(0))
+    ref_best, ref_arg = brute_force(empty_s, empty_r, num_s, num_r, np.zeros(0))
+    assert best.tobytes() == ref_best.tobytes() and np.array_equal(arg, ref_arg)
+
+
 def test_exact_copies_and_ties_take_the_lowest_row() -> None:
     rng = np.random.default_rng(5)
     ref = coded(rng, 300, 6, levels=(2, 3))
@@ -102,12 +115,12 @@ def test_exact_copies_and_ties_take_the_lowest_row() -> None:
 
 def test_progress_moves_in_blocks_and_counts_every_record(capsys) -> None:
     rng = np.random.default_rng(6)
-    num_s, num_r = coded(rng, 400, 5), coded(rng, 300, 5)
-    empty = np.zeros((400, 0), dtype=np.int64)
+    num_s, num_r = coded(rng, 3000, 5), coded(rng, 300, 5)
+    empty = np.zeros((3000, 0), dtype=np.int64)
     ticks: list[int] = []
     nearest(empty, np.zeros((300, 0), dtype=np.int64), num_s, num_r, np.zeros(0),
             pair_batch=3000, progress=ticks.append)
-    assert len(ticks) >= 30 and sum(ticks) == 400
+    assert len(ticks) >= 10 and sum(ticks) == 3000
     frame_s = pd.DataFrame(num_s, columns=list("abcde"))
     frame_r = pd.DataFrame(num_r, columns=list("abcde"))
     quiet = dcr(frame_s, frame_r)
@@ -121,7 +134,7 @@ def test_thread_count_does_not_change_distances(tmp_path) -> None:
     script = textwrap.dedent("""
         import sys
         import numpy as np
-        from capkit.distance.nearest import nearest
+        from capkit.distance.nearest import KD_TREE_RECORDS, nearest
         rng = np.random.default_rng(11)
         num_s = rng.integers(0, 4, (1500, 12)) / 3.0
         num_r = rng.integers(0, 4, (1200, 12)) / 3.0

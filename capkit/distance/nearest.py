@@ -29,6 +29,11 @@ from capkit.distance._kernel import scan_queries
 PAIR_BATCH = 2**21
 #: Cells of the (synthetic combinations x reference combinations) level matrix held at once.
 LEVEL_CELLS = 2**22
+#: The fewest query records per call of the compiled kernel (each call starts its threads).
+QUERY_BLOCK = 256
+#: With only numeric columns, at most this many of them and at least this many reference
+#: records, a k-d tree bounds each best distance before the exact search.
+KD_TREE_COLUMNS, KD_TREE_RECORDS = 16, 4096
 
 def _scan_pairs(
     level: float,
@@ -57,7 +62,8 @@ def _scan_pairs(
     ``act`` holds the query records to visit grouped by local combination (``a_count`` of
     each); ``gi`` (sorted) are local combinations, ``hj`` reference combination ids. The pairs
     are evaluated by the compiled kernel :func:`capkit.distance._kernel.scan_queries`, query by
-    query, in blocks of about ``pair_batch`` record pairs (``tick`` is called with the number of
+    query, in blocks of about ``pair_batch`` record pairs (at least :data:`QUERY_BLOCK` query
+    records; ``tick`` is called with the number of
     query records of each block done, for a progress bar).
     """
     if len(gi) == 0:
@@ -77,7 +83,7 @@ def _scan_pairs(
     lo = 0
     while lo < len(queries):
         hi = int(np.searchsorted(work, (work[lo - 1] if lo else 0) + pair_batch, side="right"))
-        hi = min(max(hi, lo + 1), len(queries))
+        hi = min(max(hi, lo + QUERY_BLOCK), len(queries))
         scan_queries(float(level), queries[lo:hi], query_row[lo:hi], row_pairs, combos,
                      r_count, r_start, r_order, num_s, num_r, best, arg,
                      cap, numeric_cap is not None, missing, prune, sum_s, sum_r, margin)
@@ -237,6 +243,14 @@ def nearest(
             "prune": prune, "sum_s": sum_s, "sum_r": sum_r[r_order],
             "margin": 1e-9 * (largest + float(np.sum(w_cat)) + 1.0)}
 
+    if pc == 0 and prune and n_r >= KD_TREE_RECORDS and num_s.shape[1] <= KD_TREE_COLUMNS:
+        # an upper bound of each best distance from a k-d tree (L1), raised by the margin, lets
+        # the exact search below skip every pair farther than it from the start; the distance
+        # and row are still those of the exact search (a bound is never a result)
+        from scipy.spatial import cKDTree
+
+        bound = cKDTree(num_r).query(num_s, k=1, p=1)[0]
+        best[:] = bound + scan["margin"]
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")
     combos, first = np.unique(g_s[s_order], return_index=True)

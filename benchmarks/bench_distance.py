@@ -18,9 +18,9 @@ Checks printed: capkit vs a full distance matrix (``gower_matrix``) on 300 recor
 capkit vs the package's float32 distances, and the package's top-1 record re-evaluated in
 float64 vs capkit's DCR (must agree to 1e-9). Goals: < 15 s and >= 10x faster.
 
-``--baseline DIR`` (another checkout of capkit, e.g. a ``git archive`` of main) times instead, in the
-same run, the distances of the custodian's report (each member's DCR to a synthesis, bootstrap
-+ noise and independent columns) on three tables: the Caravan-like wide table of
+``--baseline DIR`` (another checkout of capkit, e.g. a ``git archive`` of main) times instead,
+in the same run, the distances of the custodian's report (each member's DCR to a synthesis,
+bootstrap + noise and independent columns) on three tables: the Caravan-like wide table of
 ``bench_report.py`` (4,000 x 86), Adult (the 30,000 records above, by the 14 columns) and the
 integer table of ``bench_scale.py`` (``--scale-rows`` records, default 20,000). Each runs in a
 child process for this checkout, for the baseline, and for this checkout with

@@ -39,6 +39,42 @@ def _pair(level: float, s: int, o: int, b: float, num_s: np.ndarray, num_r: np.n
     return d
 
 
+@njit(cache=True)
+def _visit(level: float, s: int, first: int, last: int, b: float, a: int, r_order: np.ndarray,
+           num_s: np.ndarray, num_r: np.ndarray, cap: np.ndarray, capped: bool, missing: bool,
+           prune: bool, sum_s: np.ndarray, sum_r: np.ndarray, margin: float
+           ) -> tuple[float, int]:  # pragma: no cover - compiled
+    """Best distance and row of query s after the reference records ``r_order[first:last]``
+    (one categorical combination, sorted by ``sum_r`` when ``prune``)."""
+    if not prune:
+        for j in range(first, last):
+            o = r_order[j]
+            d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+            if d < b or (d == b and o < a):
+                b = d
+                a = o
+        return b, a
+    x = sum_s[s]
+    mid = first + np.searchsorted(sum_r[first:last], x)
+    for j in range(mid, last):
+        if level + (sum_r[j] - x) - margin > b:
+            break
+        o = r_order[j]
+        d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+        if d < b or (d == b and o < a):
+            b = d
+            a = o
+    for j in range(mid - 1, first - 1, -1):
+        if level + (x - sum_r[j]) - margin > b:
+            break
+        o = r_order[j]
+        d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+        if d < b or (d == b and o < a):
+            b = d
+            a = o
+    return b, a
+
+
 @njit(cache=True, parallel=True)
 def scan_queries(level: float, queries: np.ndarray, query_row: np.ndarray,
                  row_pairs: np.ndarray, pair_combo: np.ndarray, r_count: np.ndarray,
@@ -66,36 +102,61 @@ def scan_queries(level: float, queries: np.ndarray, query_row: np.ndarray,
         a = arg[s]
         for p in range(row_pairs[row], row_pairs[row + 1]):
             h = pair_combo[p]
-            first = r_start[h]
-            last = first + r_count[h]
-            if not prune:
-                for j in range(first, last):
-                    o = r_order[j]
-                    d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
-                    if d < b or (d == b and o < a):
-                        b = d
-                        a = o
-                continue
-            x = sum_s[s]
-            mid = first + np.searchsorted(sum_r[first:last], x)
-            for j in range(mid, last):
-                if level + (sum_r[j] - x) - margin > b:
-                    break
-                o = r_order[j]
-                d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
-                if d < b or (d == b and o < a):
-                    b = d
-                    a = o
-            for j in range(mid - 1, first - 1, -1):
-                if level + (x - sum_r[j]) - margin > b:
-                    break
-                o = r_order[j]
-                d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
-                if d < b or (d == b and o < a):
-                    b = d
-                    a = o
+            b, a = _visit(level, s, r_start[h], r_start[h] + r_count[h], b, a, r_order, num_s,
+                          num_r, cap, capped, missing, prune, sum_s, sum_r, margin)
         best[s] = b
         arg[s] = a
 
 
-__all__ = ["scan_queries"]
+@njit(cache=True, parallel=True)
+def scan_levels(q_parts: np.ndarray, q_first: np.ndarray, records: np.ndarray,
+                ref_parts: np.ndarray, ref_ids: np.ndarray, weight: float, r_count: np.ndarray,
+                r_start: np.ndarray, r_order: np.ndarray, num_s: np.ndarray,
+                num_r: np.ndarray, best: np.ndarray, arg: np.ndarray, cap: np.ndarray,
+                capped: bool, missing: bool, prune: bool, sum_s: np.ndarray,
+                sum_r: np.ndarray, margin: float) -> None:  # pragma: no cover - compiled
+    """Levels >= 1 with equal categorical weights, one query combination per iteration.
+
+    Query combination g (categorical codes ``q_parts[g]``) holds the query records
+    ``records[q_first[g]:q_first[g + 1]]``. Its number of differing columns c to every
+    reference combination (``ref_parts``, ids ``ref_ids``) is counted once; each of its records
+    then visits the reference combinations by increasing c, at level ``weight * c`` (the float
+    of :func:`capkit.distance.nearest._level_values`), while its best distance is >= the level.
+    """
+    pc = q_parts.shape[1]
+    n_ref = ref_parts.shape[0]
+    for g in prange(len(q_first) - 1):
+        counts = np.zeros(pc + 2, dtype=np.int64)
+        differ = np.empty(n_ref, dtype=np.int64)
+        for h in range(n_ref):
+            c = 0
+            for k in range(pc):
+                if q_parts[g, k] != ref_parts[h, k]:
+                    c += 1
+            differ[h] = c
+            counts[c + 1] += 1
+        for c in range(pc + 1):
+            counts[c + 1] += counts[c]
+        order = np.empty(n_ref, dtype=np.int64)
+        fill = counts.copy()
+        for h in range(n_ref):
+            order[fill[differ[h]]] = h
+            fill[differ[h]] += 1
+        for i in range(q_first[g], q_first[g + 1]):
+            s = records[i]
+            b = best[s]
+            a = arg[s]
+            for c in range(1, pc + 1):
+                level = weight * np.float64(c)
+                if level > b:
+                    break
+                for t in range(counts[c], counts[c + 1]):
+                    h = ref_ids[order[t]]
+                    b, a = _visit(level, s, r_start[h], r_start[h] + r_count[h], b, a,
+                                  r_order, num_s, num_r, cap, capped, missing, prune, sum_s,
+                                  sum_r, margin)
+            best[s] = b
+            arg[s] = a
+
+
+__all__ = ["scan_levels", "scan_queries"]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from capkit.counts.encode import combine_codes
-from capkit.distance._kernel import scan_queries
+from capkit.distance._kernel import scan_levels, scan_queries
 
 #: Record pairs whose numeric distance is evaluated at once.
 PAIR_BATCH = 2**21
@@ -275,6 +275,10 @@ def nearest(
         return best, arg
     combos, first = np.unique(g_s[pending], return_index=True)
     counts = np.diff(np.append(first, len(pending)))
+    if np.all(w_cat == w_cat[0]):  # equal weights: levels counted per combination, compiled
+        _count_levels(parts, combos, first, counts, pending, ref_combos, float(w_cat[0]), scan,
+                      progress)
+        return best, arg
     levels = _Levels(parts, parts[ref_combos], w_cat, level_cells)
     step = max(1, level_cells // max(len(ref_combos), 1))
     for lo in range(0, len(combos), step):
@@ -285,6 +289,31 @@ def nearest(
         if progress is not None:
             progress(len(records))
     return best, arg
+
+
+def _count_levels(parts: np.ndarray, combos: np.ndarray, first: np.ndarray, counts: np.ndarray,
+                  pending: np.ndarray, ref_combos: np.ndarray, weight: float, scan: dict,
+                  progress: Callable[[int], object] | None) -> None:
+    """Levels >= 1 with equal weights (:func:`capkit.distance._kernel.scan_levels`), in blocks
+    of query combinations holding about :data:`QUERY_BLOCK` records or more."""
+    q_parts = np.ascontiguousarray(parts[combos])
+    ref_parts = np.ascontiguousarray(parts[ref_combos])
+    ends = np.cumsum(counts)
+    cap = (np.zeros(scan["num_s"].shape[1]) if scan["numeric_cap"] is None
+           else scan["numeric_cap"].astype(np.float64))
+    lo = 0
+    while lo < len(combos):
+        hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + QUERY_BLOCK, side="left"))
+        hi = min(max(hi + 1, lo + 1), len(combos))
+        q_first = np.append(first[lo:hi], first[hi - 1] + counts[hi - 1]).astype(np.int64)
+        scan_levels(q_parts[lo:hi], q_first, pending, ref_parts, ref_combos.astype(np.int64),
+                    weight, scan["r_count"], scan["r_start"], scan["r_order"], scan["num_s"],
+                    scan["num_r"], scan["best"], scan["arg"], cap,
+                    scan["numeric_cap"] is not None, scan["missing"], scan["prune"],
+                    scan["sum_s"], scan["sum_r"], scan["margin"])
+        if progress is not None:
+            progress(int(q_first[-1] - q_first[0]))
+        lo = hi
 
 
 def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,

@@ -292,19 +292,16 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                 family: str, samples: tuple[RecordSample, RecordSample | None]) -> Finding:
     """Singling out (multivariate, every synthetic record) or linkability (keys | the rest).
 
-    Past the pair budget (:mod:`capkit.audit.sampling`), singling out makes as many queries as
-    members are sampled and checks them on every member; linkability attacks the sampled
-    members and holdout records."""
+    Past the pair budget (:mod:`capkit.audit.sampling`) linkability attacks the sampled members
+    and holdout records; singling out always uses every record."""
     cols = list(original.columns)
     control = None if holdout is None else holdout[cols]
     if family == "singling out":
+        # never sampled: a query is made from a synthetic record and must single out among
+        # every member, and asking for more queries than can be made is an error
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
-                           confidence=confidence,
-                           n_attacks=samples[0].size if samples[0].sampled else None)
+                           confidence=confidence)
         detail = f"{res.n_success:,} of {res.n_queries:,} queries single out a member"
-        if samples[0].sampled:
-            detail += (f" (queries limited to {samples[0].size:,}: {len(synthetic):,} synthetic"
-                       f" x {len(original):,} member records exceed the pair budget)")
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]

@@ -2,9 +2,9 @@
 
 An exact nearest-record search costs about ``n_records x n_synthetic`` record-pair
 evaluations (:func:`capkit.distance.nearest.nearest` prunes many of them, but not on every
-table), and so, in the same proportion, do singling out, linkability and the attribute attacks
-of anonymeter (Giomi et al. 2022, "A Unified Framework for Quantifying Privacy Risk in Synthetic
-Data", PoPETs 2023) when they attack every record. Past a budget of pairs the report therefore
+table), and so, in the same proportion, do the attribute attacks and anonymeter's linkability
+(Giomi et al. 2022, "A Unified Framework for Quantifying Privacy Risk in Synthetic Data",
+PoPETs 2023) when they attack every record. Past a budget of pairs the report therefore
 scores a seeded simple random sample (without replacement) of the members and of the holdout
 against ALL synthetic records, as anonymeter itself does with its ``n_attacks``:
 
@@ -14,7 +14,9 @@ against ALL synthetic records, as anonymeter itself does with its ``n_attacks``:
 * what the sample changes: each rate is the share of the sampled records, and its interval is
   the binomial (Wilson score) interval of :func:`capkit.control.wilson` on the sample's size,
   so a finding on a sample says "on a sample of N of M records" and its interval is wider than
-  the whole table's would be. The count-based measures (synthpop's, CAP) never sample.
+  the whole table's would be. The count-based measures (synthpop's, CAP) never sample, nor
+  does singling out (its queries come from the synthetic records and must single out among
+  every member).
 
 The draws come from ``numpy.random.default_rng([seed, stream])`` with one stream per role, so
 the same seed gives the same records whatever else the report runs.
@@ -141,7 +143,7 @@ def note(samples: list[RecordSample], budget: int = PAIR_BUDGET) -> str | None:
     if not drawn:
         return None
     which = " and ".join(f"{s.size:,} of {s.total:,} {s.role}" for s in drawn)
-    return (f"distances, attribute attacks, singling out and linkability were scored on a "
+    return (f"distances, the attribute attacks and linkability were scored on a "
             f"seeded sample of records ({which}, seed {drawn[0].seed}) against every synthetic "
             f"record: scoring every record would take more than {budget:,} record pairs; "
             "their rates are shares of the sample and their intervals are the sample's "

@@ -171,11 +171,9 @@ def main() -> None:
     print(f"{'all':20s} {totals[0]:6.1f} ({totals[1]:6.1f})" + (
         f" {totals[2]:6.1f} ({totals[3]:6.1f}) {totals[2] / totals[0]:5.1f}x"
         if base is not None else ""))
-    for entry in ours["families"].values():
-        for note in entry["notes"]:
-            if "sample" in note:
-                print("note:", note)
-                break
+    notes = {n for entry in ours["families"].values() for n in entry["notes"] if "sample" in n}
+    for note in sorted(notes):
+        print("note:", note)
 
 
 if __name__ == "__main__":

@@ -430,7 +430,8 @@ def audit(original: pd.DataFrame,
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     notes = list(choice.notes)
     sample_note = sampling.note([s for s in samples if s is not None], pair_budget or 0)
-    notes += [sample_note] if sample_note else []
+    if sample_note and set(families) & {"distance", "attribute attacks", "linkability"}:
+        notes.append(sample_note)
     if gaps:
         notes.append(f"distance to closest record: numeric column{'s' if len(gaps) > 1 else ''} "
                      f"{', '.join(gaps)} {'have' if len(gaps) > 1 else 'has'} missing values; a "

@@ -5,12 +5,17 @@ The distance between a query record s and a reference record o is
 differ, takes few values ("levels"), and the numeric terms ``t_k = |x_sk - x_ok|`` (values
 already scaled by weight / range) are >= 0, so a reference record at level c cannot beat a
 current best <= c. The search therefore visits levels in increasing order: unique categorical
-combinations are compared once (a matrix of levels per chunk of query combinations), and numeric
-distances are computed, in fixed-size batches of record pairs, only for the query records whose
-best distance so far exceeds the level. Most query records are settled by the records sharing
-their categorical combination or differing in one column. With only numeric columns every pair
-is visited (chunked brute force). The result is exact: it equals a brute-force minimum over all
-pairs to rounding.
+combinations are compared once (with equal weights, counted per query combination in the
+compiled kernel; otherwise a matrix of levels per chunk of query combinations), and record
+pairs are evaluated by the compiled kernel (:mod:`capkit.distance._kernel`) only for the query
+records whose best distance so far is >= the level. A pair is abandoned once its partial sum
+exceeds the best, and the records of a combination are visited outwards from the query's sum of
+numeric values, a lower bound of the numeric part (``|sum x - sum y| <= sum |x - y|``); with
+only numeric columns and many reference records a k-d tree (L1) first gives each query an upper
+bound. Most query records are settled by the records sharing their categorical combination or
+differing in one column. The result is exact: every distance is the float a brute force over
+all pairs computes (the terms added in column order after the level), the row the smallest
+among equally close records, whatever the number of threads.
 
 Used by :func:`capkit.distance.dcr` (Gower; Minieri 2022) and by SDMetrics' DCR
 (:mod:`capkit.sdmetrics.dcr_distance`), whose numeric terms are capped at 1 (``numeric_cap``).
@@ -188,7 +193,7 @@ def nearest(
         :mod:`capkit.sdmetrics.dcr_distance`). Whether capped or not, a missing value (NaN) on
         either side makes ``t_k = 0``: the caller encodes missingness as a categorical column.
     pair_batch
-        Record pairs evaluated at once (memory ~ 40 bytes per pair).
+        Record pairs (at most) per call of the compiled kernel, one step of the progress bar.
     level_cells
         Cells of a level matrix held at once.
     progress

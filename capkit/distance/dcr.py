@@ -80,7 +80,7 @@ def dcr(
     ranges
         ``{column: R_k}`` overriding the numeric ranges, which default to the reference's.
     pair_batch
-        Record pairs (at most) per call of the compiled kernel, one step of the progress bar.
+        About this many record pairs per call of the compiled kernel (one progress step).
     missing
         Missing numeric values: ``"refuse"`` (an error) or ``"level"`` (0 from another missing
         value, 1 from any number: :mod:`capkit.distance.gower`).

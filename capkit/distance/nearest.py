@@ -193,7 +193,7 @@ def nearest(
         :mod:`capkit.sdmetrics.dcr_distance`). Whether capped or not, a missing value (NaN) on
         either side makes ``t_k = 0``: the caller encodes missingness as a categorical column.
     pair_batch
-        Record pairs (at most) per call of the compiled kernel, one step of the progress bar.
+        About this many record pairs per call of the compiled kernel (one progress step).
     level_cells
         Cells of a level matrix held at once.
     progress

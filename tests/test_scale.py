@@ -224,3 +224,7 @@ def test_report_without_sampling_is_unchanged_and_with_it_stated(monkeypatch) ->
     copies = int((full.min(axis=1) == 0).sum())
     exact_copies = next(f for f in first.findings if f.measure == "exact copies")
     assert exact_copies.detail.startswith(f"{copies:,} of 100 members")
+
+    # without a holdout, every finding on the sampled members says so too
+    alone = audit(members, {"leak": leak}, seed=1, families=families, **small)
+    assert all(f.detail.endswith("on a sample of 100 of 600 members") for f in alone.findings)

@@ -204,7 +204,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                            f"{k_m:,} of {n_m:,} members{on}")
         near = uncompared(name, "copies", "median distance to closest record", "all columns",
                           100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
-                          "Gower distance, 0-100")
+                          f"Gower distance, 0-100{on}")
         return [exact, near], gaps
     to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges,
                      progress=f"distance: {name}, holdout" if progress else False)

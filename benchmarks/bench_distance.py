@@ -17,12 +17,26 @@ Timed in one run:
 Checks printed: capkit vs a full distance matrix (``gower_matrix``) on 300 records (exactness),
 capkit vs the package's float32 distances, and the package's top-1 record re-evaluated in
 float64 vs capkit's DCR (must agree to 1e-9). Goals: < 15 s and >= 10x faster.
+
+``--baseline DIR`` (another checkout of capkit, e.g. a ``git archive`` of main) times instead,
+in the same run, the distances of the custodian's report (each member's DCR to a synthesis,
+bootstrap + noise and independent columns) on three tables: the Caravan-like wide table of
+``bench_report.py`` (4,000 x 86), Adult (the 30,000 records above, by the 14 columns) and the
+integer table of ``bench_scale.py`` (``--scale-rows`` records, default 20,000). Each runs in a
+child process for this checkout, for the baseline, and for this checkout with
+``OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1``; the script prints the times, their ratio, and whether
+the distances and indices of the three runs are identical bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,12 +59,74 @@ def make_data(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return synthetic, reference
 
 
+def report_tables(case: str, rows: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """Members and two syntheses of one table (see the module docstring)."""
+    from capkit.synth.baselines import bootstrap_with_noise, independent_columns
+
+    here = str(Path(__file__).parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    if case == "wide":
+        from bench_report import caravan_like
+
+        members = caravan_like(5822, 86, seed=0).iloc[:4000].reset_index(drop=True)
+    elif case == "adult":
+        members = make_data(30_000, seed=7)[1]
+    else:
+        from bench_scale import _chunk
+
+        members = _chunk(rows, 20240901, 0, 0).to_pandas()
+    return members, {"bootstrap": bootstrap_with_noise(members, seed=1),
+                     "independent": independent_columns(members, seed=1)}
+
+
+def report_child(case: str, rows: int) -> None:
+    """Time each member's DCR to each synthesis; print seconds, CPU seconds and a digest."""
+    members, named = report_tables(case, rows)
+    digest = hashlib.sha256()
+    start, cpu = time.perf_counter(), time.process_time()
+    for synthetic in named.values():
+        result = distance.dcr(members, synthetic, missing="level")
+        digest.update(result.distance.tobytes() + result.index.tobytes())
+    print(time.perf_counter() - start, time.process_time() - cpu, digest.hexdigest())
+
+
+def report_cases(baseline: Path, rows: int) -> None:
+    """This checkout vs the baseline vs this checkout on one thread, in child processes."""
+    root = Path(__file__).resolve().parents[1]
+    runs = {"this": (root, {}), "baseline": (baseline.resolve(), {}),
+            "this, 1 thread": (root, {"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})}
+    print("\nreport distances (each member's DCR to 2 syntheses): wall s (CPU s)")
+    for case in ("wide", "adult", "scale"):
+        out = {}
+        for name, (code, extra) in runs.items():
+            env = {**os.environ, "PYTHONPATH": str(code), **extra}
+            line = subprocess.run([sys.executable, __file__, "--report-child", case,
+                                   "--scale-rows", str(rows)], env=env, check=True,
+                                  capture_output=True, text=True).stdout.split()
+            out[name] = (float(line[0]), float(line[1]), line[2])
+        same = len({v[2] for v in out.values()}) == 1
+        print(f"  {case:6s} " + "  ".join(f"{k}: {v[0]:.1f} ({v[1]:.1f})" for k, v in
+                                          out.items())
+              + f"  ratio {out['baseline'][0] / out['this'][0]:.1f}x; identical: {same}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=30_000)
     parser.add_argument("--gower-rows", type=int, default=300,
                         help="synthetic records timed with gower_topn (then extrapolated)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout of capkit (its root) for the report distances")
+    parser.add_argument("--scale-rows", type=int, default=20_000)
+    parser.add_argument("--report-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.report_child:
+        report_child(args.report_child, args.scale_rows)
+        return
+    if args.baseline is not None:
+        report_cases(args.baseline, args.scale_rows)
+        return
     synthetic, reference = make_data(args.rows, seed=7)
     print(f"Adult: {len(synthetic):,} synthetic x {len(reference):,} reference records, "
           f"{synthetic.shape[1]} columns")

@@ -38,7 +38,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import at_risk, defaults, display, verdicts
+from capkit.audit import at_risk, defaults, display, sampling, verdicts
 from capkit.audit.failures import Failure, describe
 from capkit.audit.findings import (
     Finding,
@@ -50,6 +50,7 @@ from capkit.audit.findings import (
 from capkit.audit.inputs import check_frames as _check_frames
 from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.membership_family import membership_findings
+from capkit.audit.sampling import RecordSample, sampled_text
 from capkit.control import compare_to_control
 from capkit.data.coding import mismatches
 from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
@@ -208,38 +209,46 @@ def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
               holdout: pd.DataFrame | None, confidence: float,
+              samples: tuple[RecordSample, RecordSample | None], progress: bool = False,
               keep: at_risk.Evidence | None = None) -> tuple[list[Finding], tuple[str, ...]]:
     """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
     and the numeric columns whose missing values were scored as a level (``keep`` keeps the
-    members' distances and the near-copy threshold)."""
+    members' distances and the near-copy threshold). Past the pair budget, the sampled members
+    and holdout records (:mod:`capkit.audit.sampling`) against every synthetic record."""
     cols = list(original.columns)
     # R_k is the synthetic data's range (dcr's default); where a synthesis holds a single value
     # of a numeric column, the members' range (constant columns were left out)
     ranges = {c: float(original[c].max() - original[c].min()) for c in cols
               if is_numeric(synthetic[c]) and not synthetic[c].max() > synthetic[c].min()}
-    to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges)
+    on = sampled_text(samples)
+    copies = None if holdout is not None else record_overlap(original[cols], synthetic[cols],
+                                                              other_name=name)
+    original = samples[0].take(original)
+    holdout = None if holdout is None else samples[1].take(holdout)
+    to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges,
+                     progress=f"distance: {name}, members" if progress else False)
     d_m, gaps = to_members.distance, to_members.columns.missing_level
     n_m, k_m = len(d_m), int((d_m == 0).sum())
     if keep is not None:
         keep.distance = d_m
-    if holdout is None:  # the members' own duplicates are the chance rate of a copy
-        copies = record_overlap(original[cols], synthetic[cols], other_name=name)
+    if copies is not None:  # no holdout: the members' own duplicates are a copy's chance rate
         chance = compare_to_control(copies.shared, copies.n_other, copies.member_duplicates,
                                     copies.n_members, confidence=confidence, warn=False)
         exact = from_duplicates(name, "exact copies", chance,
                                 f"{copies.shared:,} of {copies.n_other:,} synthetic records "
-                                f"copy a member; {k_m:,} of {n_m:,} members have a copy")
+                                f"copy a member; {k_m:,} of {n_m:,} members have a copy{on}")
         near = uncompared(name, "copies", "median distance to closest record", "all columns",
                           100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
-                          "Gower distance, 0-100")
+                          f"Gower distance, 0-100{on}")
         return [exact, near], gaps
-    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges)
+    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges,
+                     progress=f"distance: {name}, holdout" if progress else False)
     d_h, gaps = to_holdout.distance, tuple(dict.fromkeys(gaps + to_holdout.columns.missing_level))
     n_h, k_h = len(d_h), int((d_h == 0).sum())
     exact = from_comparison(name, "copies", "exact copies", "all columns",
                             compare_to_control(k_m, n_m, k_h, n_h, confidence=confidence,
                                                warn=False), None,
-                            detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout")
+                            detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout{on}")
     cut = float(np.quantile(d_h, NEAR_COPY_QUANTILE))
     if keep is not None:
         keep.near_cut = cut
@@ -247,21 +256,26 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
-                           detail=f"Gower distance <= {cut:.4g}, the holdout's 5% quantile")
+                           detail=f"Gower distance <= {cut:.4g}, the holdout's 5% quantile{on}")
     return [exact, near], gaps
 
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
              holdout: pd.DataFrame | None, keys: list[str], targets: list[str], seed: int,
              confidence: float, allow: bool, kinds: dict[str, str],
+             samples: tuple[RecordSample, RecordSample | None],
              keep: dict[str, at_risk.Evidence] | None = None
              ) -> tuple[list[Finding], list[str]]:
     """The attribute attack per synthesis and target, against the dummy and the holdout; and
     the numeric targets whose 5% tolerance is too wide to tell anything (:data:`WIDE_TOLERANCE`).
-    ``keep`` keeps each attack's per-record outcomes (by synthesis name).
+    ``keep`` keeps each attack's per-record outcomes (by synthesis name). Past the pair budget,
+    the sampled members and holdout records (:mod:`capkit.audit.sampling`).
     """
     names = list(named)
     cols = keys + targets
+    on = sampled_text(samples)
+    original = samples[0].take(original)
+    holdout = None if holdout is None else samples[1].take(holdout)
     outcomes: dict = {}
     with warnings.catch_warnings():  # a holdout rate of 1 shows as an NA risk in the finding
         warnings.filterwarnings("ignore", message="the control rate is 1")
@@ -295,7 +309,7 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
                     int(m["correct"]), int(m["n"]), int(dummy.iloc[0]["correct"]),
                     int(dummy.iloc[0]["n"]), confidence=confidence, warn=False)
                 kind = "within 5%" if m["kind"] == "numeric" else "correct"
-                detail = f"{int(m['correct']):,} of {int(m['n']):,} members {kind}"
+                detail = f"{int(m['correct']):,} of {int(m['n']):,} members {kind}{on}"
                 if m["kind"] == "numeric" and base is not None and \
                         base.control.rate >= WIDE_TOLERANCE:
                     wide += [t] if t not in wide else []
@@ -311,8 +325,12 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
 
 def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                 holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
-                family: str, keep: at_risk.Evidence | None = None) -> Finding:
-    """Singling out (multivariate, every synthetic record) or linkability (keys | the rest)."""
+                family: str, samples: tuple[RecordSample, RecordSample | None],
+                keep: at_risk.Evidence | None = None) -> Finding:
+    """Singling out (multivariate, every synthetic record) or linkability (keys | the rest).
+    Past the pair budget (:mod:`capkit.audit.sampling`) linkability attacks the sampled members
+    and holdout records; singling out always uses every record (a query must single out among
+    every member)."""
     cols = list(original.columns)
     control = None if holdout is None else holdout[cols]
     if family == "singling out":
@@ -324,10 +342,12 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]
-        res = linkability(original[cols], synthetic[cols], (keys, rest), control=control,
+        members = samples[0].take(original)
+        control = None if control is None else samples[1].take(control)
+        res = linkability(members[cols], synthetic[cols], (keys, rest), control=control,
                           seed=seed, confidence=confidence)
         detail = (f"{res.n_success:,.1f} of {res.n_attacks:,} members linked "
-                  "(expected over tie orders)")
+                  f"(expected over tie orders){sampled_text(samples)}")
         measure, base_name = "linkability (keys | other columns)", "random links"
     return from_comparison(name, family, measure, "all columns",
                            res.control if holdout is not None else None, res.baseline,
@@ -339,7 +359,8 @@ def audit(original: pd.DataFrame,
           *, holdout: pd.DataFrame | None = None, keys: Sequence[str] | None = None,
           targets: Sequence[str] | None = None, seed: int = 0, confidence: float = 0.95,
           families: Sequence[str] = FAMILIES, progress: bool = False,
-          allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = ()) -> Audit:
+          allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = (),
+          pair_budget: int | None = sampling.PAIR_BUDGET) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -367,6 +388,11 @@ def audit(original: pd.DataFrame,
     numeric_targets
         Numeric targets with at most 20 distinct values that the attack should treat as
         numbers (by default such a target is a category stored as numbers).
+    pair_budget
+        Record pairs (records scored x synthetic records) scored exactly; past it, distances,
+        attacks, linkability and membership inference score a seeded sample of the members and
+        of the holdout, said in the findings and the notes (:mod:`capkit.audit.sampling`).
+        None: every record, however long it takes.
 
     Returns
     -------
@@ -409,7 +435,10 @@ def audit(original: pd.DataFrame,
                                                 ["all"])]
     bar = tqdm(steps, desc="capkit report", unit="step", disable=not progress, leave=False)
     failures: list[Failure] = []
+    samples = sampling.for_audit(original, list(named.values()), holdout, seed, pair_budget)
+    whole = not any(s is not None and s.sampled for s in samples)
     evidence = {n: at_risk.Evidence() for n in named}  # per-record outputs, for at_risk
+    keep = {n: e if whole else None for n, e in evidence.items()}  # a sample keeps no record
     for family, name in bar:
         bar.set_postfix_str(f"{family}: {name}")
         start = time.perf_counter()
@@ -424,19 +453,21 @@ def audit(original: pd.DataFrame,
                     tables.append(table)
                 elif family == "distance":
                     found, with_gaps = _distance(which, original, named[which], holdout,
-                                                 confidence, evidence[which])
+                                                 confidence, samples, progress, keep[which])
                     gaps.update(dict.fromkeys(with_gaps))
                 elif family == "attribute attacks":
                     found, wide_ = _attacks(frames, original, holdout, keys_, targets_, seed,
                                             confidence, allow_disjoint_levels, kinds,
-                                            evidence)
+                                            samples, evidence if whole else None)
                     wide += [t for t in wide_ if t not in wide]
                 elif family == "membership inference":
-                    found = membership_findings(which, original, named[which], holdout, seed,
-                                                confidence)
+                    found = membership_findings(
+                        which, samples[0].take(original), named[which],
+                        None if holdout is None else samples[1].take(holdout), seed,
+                        confidence)
                 else:
                     found = [_anonymeter(which, original, named[which], holdout, keys_, seed,
-                                         confidence, family, evidence[which])]
+                                         confidence, family, samples, keep[which])]
             except CapkitError as exc:  # judge the others; list this one with its error
                 if which == "all" and len(named) > 1:  # find the synthesis that fails
                     runs += [(n, {n: f}) for n, f in named.items()]
@@ -457,6 +488,10 @@ def audit(original: pd.DataFrame,
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     notes = list(choice.notes)
+    sample_note = sampling.note([s for s in samples if s is not None], pair_budget or 0)
+    if sample_note and set(families) & {"distance", "attribute attacks", "linkability",
+                                        "membership inference"}:
+        notes.append(sample_note)
     coded = [t for t in targets_ if t not in kinds and is_coded_category(original[t])]
     if coded and "attribute attacks" in families:
         notes.append(f"attribute attack: numeric target{'s' if len(coded) > 1 else ''} "
@@ -470,7 +505,7 @@ def audit(original: pd.DataFrame,
                      "missing value counts as 1 (the largest difference) from any number and 0 "
                      "from another missing value (capkit.distance, missing='level')")
     if wide:
-        notes.append(f"attribute attack: for {', '.join(wide)} the dummy (the mean) is already "
+        notes.append(f"attribute attack: for {', '.join(wide)} the dummy is already "
                      f"within 5% of {WIDE_TOLERANCE:.0%} or more of the members' values, so a "
                      "guess within 5% tells nothing (the band is too wide for values such as "
                      "years); judge them by DiSCO on their classes and by the distances")

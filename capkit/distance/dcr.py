@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from capkit.distance.gower import GowerColumns, encode, gower_columns
 from capkit.distance.nearest import PAIR_BATCH, nearest
@@ -61,6 +62,7 @@ def dcr(
     ranges: Mapping[str, float] | None = None,
     pair_batch: int = PAIR_BATCH,
     missing: str = "refuse",
+    progress: bool | str = False,
 ) -> DCRResult:
     """Exact Gower distance to the closest reference record for every synthetic record.
 
@@ -78,10 +80,13 @@ def dcr(
     ranges
         ``{column: R_k}`` overriding the numeric ranges, which default to the reference's.
     pair_batch
-        Record pairs evaluated at once (memory ~ 40 bytes per pair).
+        About this many record pairs per call of the compiled kernel (one progress step).
     missing
         Missing numeric values: ``"refuse"`` (an error) or ``"level"`` (0 from another missing
         value, 1 from any number: :mod:`capkit.distance.gower`).
+    progress
+        A tqdm bar (on stderr, removed when done) over the synthetic records as their nearest
+        records are settled; a string is the bar's label (True: "distance"). False: silent.
 
     Raises
     ------
@@ -91,14 +96,18 @@ def dcr(
     """
     spec = gower_columns({"synthetic": synthetic, "reference": reference}, columns=columns,
                          weights=weights, ranges=ranges, missing=missing)
-    return _dcr(spec, synthetic, reference, pair_batch)
+    return _dcr(spec, synthetic, reference, pair_batch, progress)
 
 
 def _dcr(spec: GowerColumns, synthetic: pd.DataFrame, reference: pd.DataFrame,
-         pair_batch: int = PAIR_BATCH) -> DCRResult:
+         pair_batch: int = PAIR_BATCH, progress: bool | str = False) -> DCRResult:
     """:func:`dcr` with the columns, weights and ranges already fixed by :func:`gower_columns`."""
     cat_s, cat_r, num_s, num_r, w_cat = encode(spec, synthetic, reference)
-    best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch)
+    label = progress if isinstance(progress, str) else "distance"
+    with tqdm(total=len(synthetic), desc=label, unit="record", leave=False,
+              disable=not progress) as bar:
+        best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch,
+                            progress=bar.update if progress else None)
     return DCRResult(best / spec.total_weight, arg, spec)
 
 

@@ -5,12 +5,17 @@ The distance between a query record s and a reference record o is
 differ, takes few values ("levels"), and the numeric terms ``t_k = |x_sk - x_ok|`` (values
 already scaled by weight / range) are >= 0, so a reference record at level c cannot beat a
 current best <= c. The search therefore visits levels in increasing order: unique categorical
-combinations are compared once (a matrix of levels per chunk of query combinations), and numeric
-distances are computed, in fixed-size batches of record pairs, only for the query records whose
-best distance so far exceeds the level. Most query records are settled by the records sharing
-their categorical combination or differing in one column. With only numeric columns every pair
-is visited (chunked brute force). The result is exact: it equals a brute-force minimum over all
-pairs to rounding.
+combinations are compared once (with equal weights, counted per query combination in the
+compiled kernel; otherwise a matrix of levels per chunk of query combinations), and record
+pairs are evaluated by the compiled kernel (:mod:`capkit.distance._kernel`) only for the query
+records whose best distance so far is >= the level. A pair is abandoned once its partial sum
+exceeds the best, and the records of a combination are visited outwards from the query's sum of
+numeric values, a lower bound of the numeric part (``|sum x - sum y| <= sum |x - y|``); with
+only numeric columns and many reference records a k-d tree (L1) first gives each query an upper
+bound. Most query records are settled by the records sharing their categorical combination or
+differing in one column. The result is exact: every distance is the float a brute force over
+all pairs computes (the terms added in column order after the level), the row the smallest
+among equally close records, whatever the number of threads.
 
 Used by :func:`capkit.distance.dcr` (Gower; Minieri 2022) and by SDMetrics' DCR
 (:mod:`capkit.sdmetrics.dcr_distance`), whose numeric terms are capped at 1 (``numeric_cap``).
@@ -23,24 +28,21 @@ from collections.abc import Callable
 import numpy as np
 
 from capkit.counts.encode import combine_codes
+from capkit.distance._kernel import scan_levels, scan_queries
 
 #: Record pairs whose numeric distance is evaluated at once.
 PAIR_BATCH = 2**21
 #: Cells of the (synthetic combinations x reference combinations) level matrix held at once.
 LEVEL_CELLS = 2**22
+#: The fewest query records per call of the compiled kernel (each call starts its threads).
+QUERY_BLOCK = 256
+#: With only numeric columns, at most this many of them and at least this many reference
+#: records, a k-d tree bounds each best distance before the exact search.
+KD_TREE_COLUMNS, KD_TREE_RECORDS = 16, 4096
 
-def _reference_lists(gi: np.ndarray, hj: np.ndarray, r_count: np.ndarray, r_start: np.ndarray,
-                     r_order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For combination pairs (gi, hj) sorted by gi: the distinct query rows, and per row the
-    reference records of all its combinations, concatenated (list, start, length)."""
-    sizes = r_count[hj]
-    rows, first = np.unique(gi, return_index=True)
-    length = np.add.reduceat(sizes, first)
-    pair_of = np.repeat(np.arange(len(hj)), sizes)
-    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    records = r_order[r_start[hj][pair_of] + within]
-    start = np.concatenate([[0], np.cumsum(length)[:-1]])
-    return rows, records, start, length
+def _no_exclusion(exclude: np.ndarray | None, n_s: int) -> np.ndarray:
+    """``exclude`` as the kernel takes it: (n_s, e) reference rows, e = 0 for none."""
+    return np.empty((n_s, 0), dtype=np.int64) if exclude is None else exclude
 
 
 def _scan_pairs(
@@ -59,55 +61,47 @@ def _scan_pairs(
     pair_batch: int,
     numeric_cap: np.ndarray | None,
     missing: bool,
+    prune: bool,
+    sum_s: np.ndarray,
+    sum_r: np.ndarray,
+    margin: float,
+    tick: Callable[[int], object] | None = None,
     exclude: np.ndarray | None = None,
 ) -> None:
     """Visit every record pair of the combination pairs (gi, hj) at categorical level ``level``.
 
     ``act`` holds the query records to visit grouped by local combination (``a_count`` of
     each); ``gi`` (sorted) are local combinations, ``hj`` reference combination ids. The pairs
-    are enumerated query by query against all reference records of the query's combinations,
-    in batches of ``pair_batch``, by index arithmetic (never nested loops), so each query's
-    pairs are contiguous and its minimum is a segment reduction.
+    are evaluated by the compiled kernel :func:`capkit.distance._kernel.scan_queries`, query by
+    query, in blocks of about ``pair_batch`` record pairs (at least :data:`QUERY_BLOCK` query
+    records; ``tick`` is called with the number of
+    query records of each block done, for a progress bar).
     """
     if len(gi) == 0:
         return
-    rows, ref_records, ref_start, ref_length = _reference_lists(gi, hj, r_count, r_start,
-                                                                r_order)
+    rows, first = np.unique(gi, return_index=True)
+    row_pairs = np.append(first, len(gi)).astype(np.int64)
     a_start = np.concatenate([[0], np.cumsum(a_count)[:-1]])
-    sizes = a_count[rows] * ref_length
-    ends = np.cumsum(sizes)
-    total = int(ends[-1])
-    for first in range(0, total, pair_batch):
-        e = np.arange(first, min(first + pair_batch, total), dtype=np.int64)
-        pid = np.searchsorted(ends, e, side="right")
-        offset = e - (ends[pid] - sizes[pid])
-        width = ref_length[pid]
-        position = offset % width
-        s_idx = act[a_start[rows[pid]] + offset // width]
-        r_idx = ref_records[ref_start[pid] + position]
-        d = np.full(len(e), level)
-        for k in range(num_s.shape[0]):
-            term = np.abs(num_s[k][s_idx] - num_r[k][r_idx])
-            if numeric_cap is not None:
-                np.minimum(term, numeric_cap[k], out=term)  # NaN stays NaN
-            if missing:
-                np.fmax(term, 0.0, out=term)  # NaN -> 0
-            d += term
-        if exclude is not None:
-            for column in range(exclude.shape[1]):
-                d[r_idx == exclude[s_idx, column]] = np.inf
-        starts = np.flatnonzero(position == 0)
-        if len(starts) == 0 or starts[0] != 0:
-            starts = np.concatenate([[0], starts])
-        low = np.minimum.reduceat(d, starts)
-        reach = d == np.repeat(low, np.diff(np.append(starts, len(d))))
-        low_arg = np.minimum.reduceat(np.where(reach, r_idx, np.iinfo(np.int64).max), starts)
-        who = s_idx[starts]
-        current, current_arg = best[who], arg[who]
-        best[who] = np.minimum(low, current)
-        arg[who] = np.where(low < current, low_arg, np.where(low == current,
-                                                            np.minimum(current_arg, low_arg),
-                                                            current_arg))
+    per_row = a_count[rows]
+    queries = act[np.repeat(a_start[rows] - np.cumsum(per_row) + per_row, per_row)
+                  + np.arange(int(per_row.sum()))]
+    query_row = np.repeat(np.arange(len(rows), dtype=np.int64), per_row)
+    # reference records per query, to cut the queries into blocks of about pair_batch pairs
+    row_refs = np.add.reduceat(r_count[hj], first)
+    work = np.cumsum(row_refs[query_row])
+    combos = hj.astype(np.int64)
+    cap = np.zeros(num_s.shape[1]) if numeric_cap is None else numeric_cap.astype(np.float64)
+    lo = 0
+    while lo < len(queries):
+        hi = int(np.searchsorted(work, (work[lo - 1] if lo else 0) + pair_batch, side="right"))
+        hi = min(max(hi, lo + QUERY_BLOCK), len(queries))
+        scan_queries(float(level), queries[lo:hi], query_row[lo:hi], row_pairs, combos,
+                     r_count, r_start, r_order, num_s, num_r, best, arg,
+                     cap, numeric_cap is not None, missing, prune, sum_s, sum_r, margin,
+                     _no_exclusion(exclude, num_s.shape[0]))
+        if tick is not None:
+            tick(hi - lo)
+        lo = hi
 
 
 def _pattern_values(w_cat: np.ndarray) -> np.ndarray:
@@ -223,7 +217,7 @@ def nearest(
         :mod:`capkit.sdmetrics.dcr_distance`). Whether capped or not, a missing value (NaN) on
         either side makes ``t_k = 0``: the caller encodes missingness as a categorical column.
     pair_batch
-        Record pairs evaluated at once (memory ~ 40 bytes per pair).
+        About this many record pairs per call of the compiled kernel (one progress step).
     level_cells
         Cells of a level matrix held at once.
     progress
@@ -266,16 +260,34 @@ def nearest(
     n_combos = parts.shape[0]
     r_count = np.bincount(g_r, minlength=n_combos)
     r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
-    r_order = np.argsort(g_r, kind="stable")
+    num_s = np.ascontiguousarray(num_s, dtype=np.float64)
+    num_r = np.ascontiguousarray(num_r, dtype=np.float64)
+    missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
+    # the sums of the numeric values bound the distance from below (see the kernel), unless a
+    # cap or a missing value breaks |x - y| >= x - y; the margin covers their rounding
+    prune = numeric_cap is None and not missing and 0 < num_s.shape[1] <= 10_000
+    sum_s, sum_r = num_s.sum(axis=1), num_r.sum(axis=1)
+    r_order = (np.lexsort((sum_r, g_r)) if prune else np.argsort(g_r, kind="stable"))
+    largest = max(float(np.abs(num_s).sum(axis=1).max(initial=0.0)),
+                  float(np.abs(num_r).sum(axis=1).max(initial=0.0)))
     ref_combos = np.flatnonzero(r_count > 0)
     scan = {"r_count": r_count, "r_start": r_start, "r_order": r_order,
-            "num_s": np.ascontiguousarray(num_s.T), "num_r": np.ascontiguousarray(num_r.T),
-            "best": best, "arg": arg, "pair_batch": pair_batch,
-            "numeric_cap": numeric_cap,
-            "missing": bool(np.isnan(num_s).any() or np.isnan(num_r).any()),
+            "num_s": num_s, "num_r": num_r, "best": best, "arg": arg,
+            "pair_batch": pair_batch, "numeric_cap": numeric_cap, "missing": missing,
+            "prune": prune, "sum_s": sum_s, "sum_r": sum_r[r_order],
+            "margin": 1e-9 * (largest + float(np.sum(w_cat)) + 1.0),
             "exclude": None if exclude is None else np.asarray(exclude, dtype=np.int64).reshape(
                 n_s, -1)}
 
+    if pc == 0 and prune and n_r >= KD_TREE_RECORDS and num_s.shape[1] <= KD_TREE_COLUMNS \
+            and exclude is None:  # an excluded record could be the tree's bound
+        # an upper bound of each best distance from a k-d tree (L1), raised by the margin, lets
+        # the exact search below skip every pair farther than it from the start; the distance
+        # and row are still those of the exact search (a bound is never a result)
+        from scipy.spatial import cKDTree
+
+        bound = cKDTree(num_r).query(num_s, k=1, p=1)[0]
+        best[:] = bound + scan["margin"]
     # Level 0: query records and reference records with the same categorical combination.
     s_order = np.argsort(g_s, kind="stable")
     combos, first = np.unique(g_s[s_order], return_index=True)
@@ -283,10 +295,10 @@ def nearest(
     shared = r_count[combos] > 0
     act = s_order[np.repeat(shared, counts)]
     local = np.flatnonzero(shared)
-    _scan_pairs(0.0, act, counts[shared], np.arange(len(local)), combos[local], **scan)
+    # with no categorical column every pair is at level 0: a record is settled by its block
+    _scan_pairs(0.0, act, counts[shared], np.arange(len(local)), combos[local], **scan,
+                tick=progress if pc == 0 else None)
     if pc == 0:
-        if progress is not None:
-            progress(n_s)
         return best, arg
 
     # Higher levels, for the records not settled yet.
@@ -300,6 +312,10 @@ def nearest(
         return best, arg
     combos, first = np.unique(g_s[pending], return_index=True)
     counts = np.diff(np.append(first, len(pending)))
+    if np.all(w_cat == w_cat[0]):  # equal weights: levels counted per combination, compiled
+        _count_levels(parts, combos, first, counts, pending, ref_combos, float(w_cat[0]), scan,
+                      progress)
+        return best, arg
     levels = _Levels(parts, parts[ref_combos], w_cat, level_cells)
     step = max(1, level_cells // max(len(ref_combos), 1))
     for lo in range(0, len(combos), step):
@@ -310,6 +326,32 @@ def nearest(
         if progress is not None:
             progress(len(records))
     return best, arg
+
+
+def _count_levels(parts: np.ndarray, combos: np.ndarray, first: np.ndarray, counts: np.ndarray,
+                  pending: np.ndarray, ref_combos: np.ndarray, weight: float, scan: dict,
+                  progress: Callable[[int], object] | None) -> None:
+    """Levels >= 1 with equal weights (:func:`capkit.distance._kernel.scan_levels`), in blocks
+    of query combinations holding about :data:`QUERY_BLOCK` records or more."""
+    q_parts = np.ascontiguousarray(parts[combos])
+    ref_parts = np.ascontiguousarray(parts[ref_combos])
+    ends = np.cumsum(counts)
+    cap = (np.zeros(scan["num_s"].shape[1]) if scan["numeric_cap"] is None
+           else scan["numeric_cap"].astype(np.float64))
+    lo = 0
+    while lo < len(combos):
+        hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + QUERY_BLOCK, side="left"))
+        hi = min(max(hi + 1, lo + 1), len(combos))
+        q_first = np.append(first[lo:hi], first[hi - 1] + counts[hi - 1]).astype(np.int64)
+        scan_levels(q_parts[lo:hi], q_first, pending, ref_parts, ref_combos.astype(np.int64),
+                    weight, scan["r_count"], scan["r_start"], scan["r_order"], scan["num_s"],
+                    scan["num_r"], scan["best"], scan["arg"], cap,
+                    scan["numeric_cap"] is not None, scan["missing"], scan["prune"],
+                    scan["sum_s"], scan["sum_r"], scan["margin"],
+                    _no_exclusion(scan["exclude"], scan["num_s"].shape[0]))
+        if progress is not None:
+            progress(int(q_first[-1] - q_first[0]))
+        lo = hi
 
 
 def _visit_levels(matrix: np.ndarray, values: np.ndarray, records: np.ndarray,

@@ -1,0 +1,181 @@
+"""Compiled kernel (numba): the record pairs of one categorical level, query by query.
+
+For every query record s of a group of combination pairs, the kernel visits each reference
+record o of the group's reference combinations and forms
+``d = level + t_0 + t_1 + ... + t_{pq-1}`` with ``t_k = |x_sk - x_ok|`` (capped at
+``numeric_cap[k]`` when given; NaN -> 0), in exactly the order numpy's column-by-column sum
+used (so every distance is the same float to the bit), and keeps the smallest distance and,
+among equally small ones, the smallest reference row. A pair is abandoned as soon as its partial
+sum exceeds the query's best so far: the terms are >= 0 and adding a non-negative float never
+decreases a float sum, so the pair could neither beat nor tie the best. The result is therefore
+exactly what evaluating every pair gives, in any visiting order and with any number of threads:
+each query is reduced by one thread, sequentially. Without a cap or missing value, the
+records of a combination are visited outwards from the query's sum of numeric values and the
+visit stops where that sum alone (a lower bound of the distance) exceeds the best.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def _pair(level: float, s: int, o: int, b: float, num_s: np.ndarray, num_r: np.ndarray,
+          cap: np.ndarray, capped: bool, missing: bool) -> float:  # pragma: no cover
+    """Distance of query s to reference o, or +inf once its partial sum exceeds ``b``."""
+    d = level
+    if d > b:
+        return np.inf
+    for k in range(num_s.shape[1]):
+        t = abs(num_s[s, k] - num_r[o, k])
+        if capped and t > cap[k]:
+            t = cap[k]
+        if missing and t != t:
+            t = 0.0
+        d += t
+        if d > b:
+            return np.inf
+    return d
+
+
+@njit(cache=True)
+def _excluded(s: int, o: int, exclude: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether reference row o is one query s may not take (``exclude[s]``: its own row, or
+    the neighbours already found)."""
+    for c in range(exclude.shape[1]):
+        if exclude[s, c] == o:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _visit(level: float, s: int, first: int, last: int, b: float, a: int, r_order: np.ndarray,
+           num_s: np.ndarray, num_r: np.ndarray, cap: np.ndarray, capped: bool, missing: bool,
+           prune: bool, sum_s: np.ndarray, sum_r: np.ndarray, margin: float,
+           exclude: np.ndarray) -> tuple[float, int]:  # pragma: no cover - compiled
+    """Best distance and row of query s after the reference records ``r_order[first:last]``
+    (one categorical combination, sorted by ``sum_r`` when ``prune``), leaving out the rows of
+    ``exclude[s]``."""
+    if not prune:
+        for j in range(first, last):
+            o = r_order[j]
+            if _excluded(s, o, exclude):
+                continue
+            d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+            if d < b or (d == b and o < a):
+                b = d
+                a = o
+        return b, a
+    x = sum_s[s]
+    mid = first + np.searchsorted(sum_r[first:last], x)
+    for j in range(mid, last):
+        if level + (sum_r[j] - x) - margin > b:
+            break
+        o = r_order[j]
+        if _excluded(s, o, exclude):
+            continue
+        d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+        if d < b or (d == b and o < a):
+            b = d
+            a = o
+    for j in range(mid - 1, first - 1, -1):
+        if level + (x - sum_r[j]) - margin > b:
+            break
+        o = r_order[j]
+        if _excluded(s, o, exclude):
+            continue
+        d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+        if d < b or (d == b and o < a):
+            b = d
+            a = o
+    return b, a
+
+
+@njit(cache=True, parallel=True)
+def scan_queries(level: float, queries: np.ndarray, query_row: np.ndarray,
+                 row_pairs: np.ndarray, pair_combo: np.ndarray, r_count: np.ndarray,
+                 r_start: np.ndarray, r_order: np.ndarray, num_s: np.ndarray,
+                 num_r: np.ndarray, best: np.ndarray, arg: np.ndarray, cap: np.ndarray,
+                 capped: bool, missing: bool, prune: bool, sum_s: np.ndarray,
+                 sum_r: np.ndarray, margin: float,
+                 exclude: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Update ``best`` / ``arg`` of ``queries`` with every pair of their combination pairs.
+
+    ``queries[i]`` belongs to row ``query_row[i]``, whose reference combinations are
+    ``pair_combo[row_pairs[row]:row_pairs[row + 1]]``; a combination h holds the reference
+    records ``r_order[r_start[h]:r_start[h] + r_count[h]]``. ``num_s`` (n, pq) and ``num_r``
+    (m, pq) are the scaled numeric values, row-major.
+
+    With ``prune`` (no cap, no missing value) the records of each combination are sorted by
+    ``sum_r`` (the sum of their numeric values, in ``r_order``'s order) and visited outwards
+    from the query's own sum ``sum_s``: since ``sum_k |x_k - y_k| >= |sum_k x_k - sum_k y_k|``,
+    once ``level + |sum_r - sum_s| - margin`` exceeds the best distance so far no further record
+    of the combination in that direction can reach it (``margin`` covers rounding).
+    """
+    for i in prange(len(queries)):
+        s = queries[i]
+        row = query_row[i]
+        b = best[s]
+        a = arg[s]
+        for p in range(row_pairs[row], row_pairs[row + 1]):
+            h = pair_combo[p]
+            b, a = _visit(level, s, r_start[h], r_start[h] + r_count[h], b, a, r_order, num_s,
+                          num_r, cap, capped, missing, prune, sum_s, sum_r, margin, exclude)
+        best[s] = b
+        arg[s] = a
+
+
+@njit(cache=True, parallel=True)
+def scan_levels(q_parts: np.ndarray, q_first: np.ndarray, records: np.ndarray,
+                ref_parts: np.ndarray, ref_ids: np.ndarray, weight: float, r_count: np.ndarray,
+                r_start: np.ndarray, r_order: np.ndarray, num_s: np.ndarray,
+                num_r: np.ndarray, best: np.ndarray, arg: np.ndarray, cap: np.ndarray,
+                capped: bool, missing: bool, prune: bool, sum_s: np.ndarray,
+                sum_r: np.ndarray, margin: float,
+                exclude: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Levels >= 1 with equal categorical weights, one query combination per iteration.
+
+    Query combination g (categorical codes ``q_parts[g]``) holds the query records
+    ``records[q_first[g]:q_first[g + 1]]``. Its number of differing columns c to every
+    reference combination (``ref_parts``, ids ``ref_ids``) is counted once; each of its records
+    then visits the reference combinations by increasing c, at level ``weight * c`` (the float
+    of :func:`capkit.distance.nearest._level_values`), while its best distance is >= the level.
+    """
+    pc = q_parts.shape[1]
+    n_ref = ref_parts.shape[0]
+    for g in prange(len(q_first) - 1):
+        counts = np.zeros(pc + 2, dtype=np.int64)
+        differ = np.empty(n_ref, dtype=np.int64)
+        for h in range(n_ref):
+            c = 0
+            for k in range(pc):
+                if q_parts[g, k] != ref_parts[h, k]:
+                    c += 1
+            differ[h] = c
+            counts[c + 1] += 1
+        for c in range(pc + 1):
+            counts[c + 1] += counts[c]
+        order = np.empty(n_ref, dtype=np.int64)
+        fill = counts.copy()
+        for h in range(n_ref):
+            order[fill[differ[h]]] = h
+            fill[differ[h]] += 1
+        for i in range(q_first[g], q_first[g + 1]):
+            s = records[i]
+            b = best[s]
+            a = arg[s]
+            for c in range(1, pc + 1):
+                level = weight * np.float64(c)
+                if level > b:
+                    break
+                for t in range(counts[c], counts[c + 1]):
+                    h = ref_ids[order[t]]
+                    b, a = _visit(level, s, r_start[h], r_start[h] + r_count[h], b, a,
+                                  r_order, num_s, num_r, cap, capped, missing, prune, sum_s,
+                                  sum_r, margin, exclude)
+            best[s] = b
+            arg[s] = a
+
+
+__all__ = ["scan_levels", "scan_queries"]

@@ -98,6 +98,8 @@ def _figure(report: Report) -> str:
 #: What precedes the <svg> element in matplotlib's SVG file (XML declaration, DOCTYPE,
 #: comments), dropped to embed it in the page.
 _PROLOGUE = re.compile(r"\A.*?(?=<svg[\s>])", re.DOTALL)
+#: matplotlib's RDF metadata block (date-free), not needed in a page.
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
 
 
 def _pictures(pictures: list[Picture]) -> list[str]:
@@ -106,7 +108,8 @@ def _pictures(pictures: list[Picture]) -> list[str]:
         return []
     out = ["<section class=\"pictures\">\n<h2>Pictures</h2>"]
     for picture in pictures:
-        svg = _PROLOGUE.sub("", picture.svg.decode("utf-8"), count=1)
+        svg = _METADATA.sub("", _PROLOGUE.sub("", picture.svg.decode("utf-8"), count=1),
+                            count=1)
         caption = escape(picture.caption)
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{caption}"', 1)
         out.append(f'<figure class="picture">\n{svg.strip()}\n<figcaption>{caption}'

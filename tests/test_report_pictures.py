@@ -62,22 +62,25 @@ def _svg(fig: plt.Figure) -> bytes:
     return out
 
 
-def test_figures_byte_identical_on_rerun(result: Audit, tmp_path: Path) -> None:
-    drawers = {"forest": lambda: findings_forest(result.findings),
-               "grid": lambda: verdict_grid(result.findings, result.syntheses),
-               "distances": lambda: distance_distributions(result.distances)}
-    for name, draw in drawers.items():
-        first, second = _svg(draw()), _svg(draw())
-        assert first == second, name
-        assert first.lstrip().startswith(b"<?xml") and b"<svg" in first
+@pytest.fixture(scope="module")
+def drawn(result: Audit) -> list:
+    return pictures(result)
+
+
+def test_figures_byte_identical_on_rerun(result: Audit, drawn: list, tmp_path: Path) -> None:
+    again = pictures(result)  # forest plot, verdict grid, distances drawn a second time
+    assert [p.caption for p in again] == [p.caption for p in drawn] and len(drawn) == 3
+    for first, second in zip(drawn, again, strict=True):
+        assert first.svg == second.svg, first.caption
+        assert first.svg.lstrip().startswith(b"<?xml") and b"<svg" in first.svg
     # through the one saver too: PNG and SVG files identical on a rerun
-    a = plots.save(drawers["distances"](), "distances", tmp_path / "a", dpi=60)
-    b = plots.save(drawers["distances"](), "distances", tmp_path / "b", dpi=60)
+    a = plots.save(distance_distributions(result.distances), "d", tmp_path / "a", dpi=60)
+    b = plots.save(distance_distributions(result.distances), "d", tmp_path / "b", dpi=60)
     plt.close("all")
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
-    # the whole page too
-    html = [render(custodian_report(result, "cmd", {}, [], pictures=pictures(result)), "html")
-            for _ in range(2)]
+    # and the page that embeds them
+    html = [render(custodian_report(result, "cmd", {}, [], pictures=p), "html")
+            for p in (drawn, again)]
     assert html[0] == html[1]
 
 
@@ -189,3 +192,13 @@ def test_bad_input_refused(result: Audit) -> None:
     fig = distance_distributions({"x": Distances(good.members)})
     assert len(fig.axes) == 1
     plt.close(fig)
+
+
+def test_inline_ids_unique_and_resolved(result: Audit, drawn: list) -> None:
+    """Three matplotlib SVGs in one page: every element id occurs once and every reference
+    (url(#id), href="#id") points at an id of the page."""
+    html = render(custodian_report(result, "cmd", {}, [], pictures=drawn), "html")
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) and len(ids) > 100
+    refs = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', html))
+    assert refs and refs <= set(ids)

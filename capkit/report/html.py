@@ -100,6 +100,9 @@ def _figure(report: Report) -> str:
 _PROLOGUE = re.compile(r"\A.*?(?=<svg[\s>])", re.DOTALL)
 #: matplotlib's RDF metadata block (date-free), not needed in a page.
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
+#: An element id and the two ways matplotlib's SVG refers to one (``url(#id)``,
+#: ``xlink:href="#id"``): prefixed per picture so ids stay unique in the page.
+_IDS = re.compile(r'(\bid="|url\(#|href="#)')
 
 
 def _pictures(pictures: list[Picture]) -> list[str]:
@@ -107,9 +110,10 @@ def _pictures(pictures: list[Picture]) -> list[str]:
     if not pictures:
         return []
     out = ["<section class=\"pictures\">\n<h2>Pictures</h2>"]
-    for picture in pictures:
+    for j, picture in enumerate(pictures, start=1):
         svg = _METADATA.sub("", _PROLOGUE.sub("", picture.svg.decode("utf-8"), count=1),
                             count=1)
+        svg = _IDS.sub(lambda m, j=j: f"{m.group(1)}picture{j}-", svg)
         caption = escape(picture.caption)
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{caption}"', 1)
         out.append(f'<figure class="picture">\n{svg.strip()}\n<figcaption>{caption}'

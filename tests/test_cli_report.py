@@ -319,29 +319,64 @@ def test_missing_numbers_in_the_distance_family() -> None:
     assert not any("missing='level'" in note for note in clean.notes)
 
 
+#: Run by headless Chromium at the end of the page: how far the page overflows its width and
+#: where each picture lands, written into the DOM that --dump-dom prints.
+_MEASURE = """<script>
+const root = document.documentElement;
+document.body.setAttribute("data-client", String(root.clientWidth));
+document.body.setAttribute("data-overflow", String(root.scrollWidth - root.clientWidth));
+document.body.setAttribute("data-svgs", [...document.querySelectorAll("figure.picture svg")]
+  .map(s => { const r = s.getBoundingClientRect();
+              return [r.left, r.right, r.width, r.height].map(Math.round).join(","); })
+  .join(" "));
+</script>"""
+
+
 @pytest.mark.skipif(not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)),
                     reason=f"headless Chromium not found at {CHROMIUM}")
 def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
+    """The page with its pictures (forest plot, verdict grid, distances) at 1280 px: no
+    horizontal overflow, every picture inside the page and drawn at a readable size, and the
+    screenshot shows the disclosive verdict's colour."""
+    import re
+
+    import matplotlib.image as mpimg
+
     page = tmp_path / "report.html"
     result = _run(str(files["orig"]), str(files["boot"]), str(files["ind"]), "--holdout",
                   str(files["holdout"]), "--keys", "sex,region,job", "--format", "html", "-o",
                   str(page))
     assert result.exit_code == 0, result.output
-    shot = tmp_path / "shot.png"
+    html = page.read_text()
+    assert html.count('<figure class="picture">') == 3
+    measured = tmp_path / "measured.html"
+    measured.write_text(html.replace("</body>", _MEASURE + "\n</body>"))
     profile = tmp_path / "profile"
     profile.mkdir()
-    run = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-dev-shm-usage", f"--user-data-dir={profile}", f"--screenshot={shot}",
-         "--window-size=1280,2000", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=False)
+    browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--disable-dev-shm-usage", f"--user-data-dir={profile}",
+               "--window-size=1280,4000"]
+    dom = subprocess.run([*browser, "--dump-dom", measured.as_uri()], capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    client = int(re.search(r'data-client="(-?\d+)"', dom.stdout).group(1))
+    overflow = int(re.search(r'data-overflow="(-?\d+)"', dom.stdout).group(1))
+    boxes = [[int(v) for v in box.split(",")] for box in
+             re.search(r'data-svgs="([^"]*)"', dom.stdout).group(1).split()]
+    assert 1200 <= client <= 1280
+    assert overflow <= 0, f"the page is {overflow} px wider than the window"
+    assert len(boxes) == 3
+    for left, right, width, height in boxes:
+        assert left >= 0 and right <= client
+        assert width >= 300 and height >= 80  # drawn, not collapsed
+    shot = tmp_path / "shot.png"
+    run = subprocess.run([*browser, f"--screenshot={shot}", page.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
-    import matplotlib.image as mpimg
-
-    pixels = mpimg.imread(shot)
-    assert pixels.shape[1] == 1280
-    # no horizontal page scrollbar: the bottom rows are not a scrollbar band (grey) but page
-    ink = (pixels[..., :3].mean(axis=2) < 0.8).mean()
-    assert ink > 0.01
+    pixels = mpimg.imread(shot)[..., :3]
+    assert pixels.shape[:2] == (4000, 1280)
+    # the bootstrap's disclosive cell / markers: Okabe-Ito vermillion #D55E00 on screen
+    vermillion = np.array([0xD5, 0x5E, 0x00]) / 255
+    assert (np.abs(pixels - vermillion).max(axis=2) < 0.04).sum() > 200
     if os.environ.get("CAPKIT_KEEP_SHOT"):
         shutil.copyfile(shot, os.environ["CAPKIT_KEEP_SHOT"])

@@ -56,7 +56,8 @@ import pandas as pd
 from capkit.counts.cells import CellTable
 from capkit.disclosure.measures import cell_tables
 
-__all__ = ["EXTRA_TARGET", "FLAGS", "MASK", "RARE_VALUE", "WEIGHTS", "Evidence", "flag_lists",
+__all__ = ["EXTRA_TARGET", "FLAGS", "MASK", "RARE_VALUE", "WEIGHTS", "Distances", "Evidence",
+           "flag_lists",
            "masked", "records_at_risk", "top"]
 
 #: The measures that can flag a record, in the table's column order.
@@ -89,6 +90,8 @@ class Evidence:
         Each member's Gower distance to the closest synthetic record (row order), or None.
     near_cut
         The near-copy threshold (the holdout's 5% quantile), None without a holdout.
+    holdout_distance
+        Each holdout record's Gower distance to the closest synthetic record, or None.
     attack
         Target -> the attribute attack's ``records`` frame (members and holdout by position).
     queries
@@ -98,8 +101,35 @@ class Evidence:
     cells: dict[str, CellTable] = field(default_factory=dict)
     distance: np.ndarray | None = None
     near_cut: float | None = None
+    holdout_distance: np.ndarray | None = None
     attack: dict[str, pd.DataFrame] = field(default_factory=dict)
     queries: pd.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class Distances:
+    """The distances to closest record the audit measured on one synthesis (nothing
+    recomputed): what :func:`capkit.plots.custodian.distance_distributions` draws.
+
+    Attributes
+    ----------
+    members
+        Each member's Gower distance (0-1) to the closest synthetic record, in row order.
+    holdout
+        Each holdout record's, or None without a holdout.
+    near_cut
+        The near-copy threshold (the holdout's 5% quantile), None without a holdout.
+    """
+
+    members: np.ndarray
+    holdout: np.ndarray | None = None
+    near_cut: float | None = None
+
+
+def distances(evidence: Mapping[str, Evidence]) -> dict[str, Distances]:
+    """Synthesis -> its :class:`Distances`, for the syntheses whose distances were measured."""
+    return {name: Distances(e.distance, e.holdout_distance, e.near_cut)
+            for name, e in evidence.items() if e.distance is not None}
 
 
 def _key_codes(original: pd.DataFrame, holdout: pd.DataFrame | None, keys: list[str]

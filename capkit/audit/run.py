@@ -121,6 +121,9 @@ class Audit:
     #: One row per member and synthesis: the measures that flag it and its score
     #: (:func:`capkit.audit.at_risk.records_at_risk`).
     records_at_risk: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Synthesis -> the distances to closest record of members and holdout and the near-copy
+    #: threshold, as the distance family measured them (absent when it did not run).
+    distances: dict[str, at_risk.Distances] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return display.short_repr(self)
@@ -251,7 +254,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                             detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout{on}")
     cut = float(np.quantile(d_h, NEAR_COPY_QUANTILE))
     if keep is not None:
-        keep.near_cut = cut
+        keep.near_cut, keep.holdout_distance = cut, d_h
     k_m2, k_h2 = int((d_m <= cut).sum()), int((d_h <= cut).sum())
     near = from_comparison(name, "copies", "near copies", "all columns",
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
@@ -517,7 +520,7 @@ def audit(original: pd.DataFrame,
                      "run or failed, or no holdout: near copies and the attack flag need one)")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
-                 exposed)
+                 exposed, at_risk.distances(evidence))
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

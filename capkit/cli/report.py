@@ -14,16 +14,43 @@ import sys
 from pathlib import Path
 
 import click
+import matplotlib.pyplot as plt
 
-from capkit.audit import FAMILIES, at_risk, audit
+from capkit import plots
+from capkit.audit import FAMILIES, Audit, at_risk, audit
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
-from capkit.report import render
+from capkit.plots.custodian import distance_distributions, findings_forest, verdict_grid
+from capkit.report import Picture, render
 from capkit.report.custodian import custodian_report
 
 #: Exit status when a --fail-on level was reached.
 FAIL_STATUS = 2
+
+
+def pictures(result: Audit) -> list[Picture]:
+    """The html page's pictures of an audit: the forest plot of every finding's risk, the
+    verdict grid and (when the distance family ran) the distances to closest record."""
+    drawn = []
+    if any(f.risk is not None for f in result.findings):
+        drawn.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "
+                      "per finding; colour, marker (square disclosive, triangle review, circle "
+                      "not flagged) and the word at the right give the verdict.",
+                      findings_forest(result.findings)))
+    if result.findings:
+        drawn.append(("The worst verdict of each synthesis (rows) and measure family "
+                      "(columns).", verdict_grid(result.findings, result.syntheses)))
+    if result.distances:
+        drawn.append(("Gower distance of each member (hatched) and holdout record (dashed) "
+                      "to the closest synthetic record, in % of each group; dotted: the "
+                      "near-copy threshold (the holdout's 5% quantile).",
+                      distance_distributions(result.distances)))
+    out = []
+    for caption, fig in drawn:
+        out.append(Picture(caption, plots.svg_bytes(fig)))
+        plt.close(fig)
+    return out
 
 
 @click.command()
@@ -100,8 +127,10 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         if not quiet:
             for w in result.warnings:
                 click.echo(f"Warning: {w}", err=True)
+        drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
         text = render(custodian_report(result, opts.command_line(), opts.versions(),
-                                       [*inputs.lines, *inputs.remarks()], show_values), fmt)
+                                       [*inputs.lines, *inputs.remarks()], show_values,
+                                       drawn), fmt)
         opts.emit(text, output)
         if records_path is not None:
             at_risk.masked(result.records_at_risk, result.keys, show=show_values).to_csv(

@@ -6,6 +6,6 @@ Plot functions live in the submodules of this package, one per topic (e.g.
 return the matplotlib ``Figure``; they do not save it themselves. Names only.
 """
 
-from capkit.plots.save import DEFAULT_FOLDER, figures_folder, save
+from capkit.plots.save import DEFAULT_FOLDER, figures_folder, save, svg_bytes
 
-__all__ = ["DEFAULT_FOLDER", "figures_folder", "save"]
+__all__ = ["DEFAULT_FOLDER", "figures_folder", "save", "svg_bytes"]

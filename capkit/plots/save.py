@@ -3,6 +3,7 @@ byte-identical files."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -51,3 +52,12 @@ def save(fig: Figure, name: str, folder: str | Path | None = None, *, dpi: int =
         fig.savefig(png, dpi=dpi, metadata=_PNG_METADATA, bbox_inches="tight")
         fig.savefig(svg, metadata=_SVG_METADATA, bbox_inches="tight")
     return [png, svg]
+
+
+def svg_bytes(fig: Figure) -> bytes:
+    """``fig`` as SVG bytes with the same fixed metadata as :func:`save` (for a page that
+    embeds the figure): the same figure gives the same bytes on every run."""
+    buffer = io.BytesIO()
+    with plt.rc_context({"svg.hashsalt": "capkit"}):
+        fig.savefig(buffer, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
+    return buffer.getvalue()

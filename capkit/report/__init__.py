@@ -11,7 +11,7 @@ entry point, one module per format lays it out, and one module per command
 (:mod:`~capkit.report.cap`, :mod:`~capkit.report.disclosure`) builds it from results.
 """
 
-from capkit.report.model import FORMATS, Report, Section, Table, formatted
+from capkit.report.model import FORMATS, Picture, Report, Section, Table, formatted
 from capkit.report.render import render
 
-__all__ = ["FORMATS", "Report", "Section", "Table", "formatted", "render"]
+__all__ = ["FORMATS", "Picture", "Report", "Section", "Table", "formatted", "render"]

@@ -15,7 +15,7 @@ import pandas as pd
 from capkit.audit import RULES, Audit, at_risk
 from capkit.audit.findings import message
 from capkit.audit.verdicts import worst
-from capkit.report.model import Report, Section, Table
+from capkit.report.model import Picture, Report, Section, Table
 
 _INTRO = (
     "Each finding compares what the synthetic data tell about the members (the records they "
@@ -151,10 +151,12 @@ def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dic
 
 
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],
-                     inputs: list[str], show_values: bool = False) -> Report:
+                     inputs: list[str], show_values: bool = False,
+                     pictures: list[Picture] | None = None) -> Report:
     """The :class:`Report` of an audit: verdicts, findings per synthesis, the people at risk
     (key values and target values masked unless ``show_values``), rules, measures. The JSON
-    document lists the records shown under ``records_at_risk``."""
+    document lists the records shown under ``records_at_risk``; ``pictures`` (drawn by the
+    caller with :mod:`capkit.plots.custodian`) show in the html page only."""
     sections = [_verdict_section(audit)]
     sections += [_synthesis_section(audit, name) for name in audit.syntheses]
     entries: list[dict] = []
@@ -187,7 +189,7 @@ def custodian_report(audit: Audit, command: str, versions: dict[str, str],
     return Report(title="Disclosure risk report", command=command, versions=versions,
                   inputs=[*inputs, holdout] if inputs else [holdout], sections=sections,
                   findings=[f.to_dict() for f in audit.findings],
-                  extra={"records_at_risk": entries})
+                  extra={"records_at_risk": entries}, pictures=list(pictures or []))
 
 
 __all__ = ["TOP_RECORDS", "custodian_report"]

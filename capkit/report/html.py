@@ -7,9 +7,10 @@ the page can be mailed, archived or opened offline. Every text is HTML-escaped.
 from __future__ import annotations
 
 import base64
+import re
 from html import escape
 
-from capkit.report.model import Report, Table, formatted
+from capkit.report.model import Picture, Report, Table, formatted
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -27,6 +28,8 @@ section.flags li { margin-bottom: .4em; }
 section.warnings { background: #fff8e6; border-left: 4px solid #d69e2e; padding: .2em 1em; }
 pre { background: #f4f6f8; padding: .8em; overflow-x: auto; white-space: pre-wrap; }
 figure img { max-width: 100%; height: auto; }
+figure.picture { margin: 1em 0; }
+figure.picture svg { display: block; max-width: 100%; height: auto; }
 """.strip()
 
 
@@ -65,9 +68,13 @@ def render_html(report: Report) -> str:
         body.append("</section>")
         if section.css_class == "summary" and report.figure_svg is not None:
             body.append(_figure(report))
+        if section.css_class == "summary":
+            body += _pictures(report.pictures)
     if report.figure_svg is not None and not any(s.css_class == "summary"
                                                  for s in report.sections):
         body.append(_figure(report))
+    if report.pictures and not any(s.css_class == "summary" for s in report.sections):
+        body += _pictures(report.pictures)
     if report.inputs:
         body.append("<section><h2>Inputs</h2><ul>\n" + "\n".join(
             f"<li>{escape(line)}</li>" for line in report.inputs) + "\n</ul></section>")
@@ -86,3 +93,30 @@ def _figure(report: Report) -> str:
     caption = escape(report.figure_caption)
     return (f'<figure><img alt="{caption}" src="data:image/svg+xml;base64,{data}">'
             f"<figcaption>{caption}</figcaption></figure>")
+
+
+#: What precedes the <svg> element in matplotlib's SVG file (XML declaration, DOCTYPE,
+#: comments), dropped to embed it in the page.
+_PROLOGUE = re.compile(r"\A.*?(?=<svg[\s>])", re.DOTALL)
+#: matplotlib's RDF metadata block (date-free), not needed in a page.
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
+#: An element id and the two ways matplotlib's SVG refers to one (``url(#id)``,
+#: ``xlink:href="#id"``): prefixed per picture so ids stay unique in the page.
+_IDS = re.compile(r'(\bid="|url\(#|href="#)')
+
+
+def _pictures(pictures: list[Picture]) -> list[str]:
+    """One section with each picture as an inline ``<svg>`` under its caption."""
+    if not pictures:
+        return []
+    out = ["<section class=\"pictures\">\n<h2>Pictures</h2>"]
+    for j, picture in enumerate(pictures, start=1):
+        svg = _METADATA.sub("", _PROLOGUE.sub("", picture.svg.decode("utf-8"), count=1),
+                            count=1)
+        svg = _IDS.sub(lambda m, j=j: f"{m.group(1)}picture{j}-", svg)
+        caption = escape(picture.caption)
+        svg = svg.replace("<svg", f'<svg role="img" aria-label="{caption}"', 1)
+        out.append(f'<figure class="picture">\n{svg.strip()}\n<figcaption>{caption}'
+                   "</figcaption></figure>")
+    out.append("</section>")
+    return out

@@ -10,8 +10,9 @@ out what they are given: they compute nothing.
 * ``markdown``: pipe tables, for a README or an issue.
 * ``json``: every number unrounded (NaN as ``null``), for programs; each table lists the unit
   of each column (``"units"``).
-* ``html``: one self-contained page (inline CSS, the figure embedded as base64 SVG), for a
-  reviewer: open it in any browser, no network needed.
+* ``html``: one self-contained page (inline CSS, the figure embedded as base64 SVG, the
+  pictures as inline ``<svg>`` elements), for a reviewer: open it in any browser, no network
+  needed. Only this format shows :attr:`Report.pictures`.
 """
 
 from __future__ import annotations
@@ -70,6 +71,22 @@ class Section:
 
 
 @dataclass
+class Picture:
+    """A figure the html page shows inline, under its caption.
+
+    Attributes
+    ----------
+    caption
+        What the picture shows, in words (also its accessible name).
+    svg
+        The figure as SVG bytes (:func:`capkit.plots.svg_bytes`).
+    """
+
+    caption: str
+    svg: bytes
+
+
+@dataclass
 class Report:
     """Everything a report shows.
 
@@ -97,6 +114,10 @@ class Report:
         Further top-level entries of the JSON document, name -> plain JSON value (lists,
         dicts, numbers, text), in order, after ``findings`` (``records_at_risk`` of the
         custodian's report); a name the JSON document already has is an error there.
+    pictures
+        Figures drawn from the results (forest plot, verdict grid, ...), shown by the html
+        renderer only, inline, after the summary section; the other formats say the same in
+        their tables.
     """
 
     title: str
@@ -108,6 +129,7 @@ class Report:
     figure_caption: str = ""
     findings: list[dict[str, object]] = field(default_factory=list)
     extra: dict[str, object] = field(default_factory=dict)
+    pictures: list[Picture] = field(default_factory=list)
 
 
 def formatted(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
@@ -123,4 +145,4 @@ def formatted(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     return pd.DataFrame(out, index=[str(i) for i in frame.index], columns=frame.columns)
 
 
-__all__ = ["FORMATS", "Report", "Section", "Table", "formatted"]
+__all__ = ["FORMATS", "Picture", "Report", "Section", "Table", "formatted"]

@@ -1,0 +1,235 @@
+"""Figures of the custodian's report (:func:`capkit.audit.audit`): every finding's risk with its
+interval (a forest plot), the worst verdict per synthesis and family (the verdict grid), and the
+distances to closest record of members and holdout with the near-copy threshold.
+
+They draw results the audit already holds (its findings, :attr:`capkit.audit.Audit.distances`);
+nothing is measured again. Verdicts are coloured (Okabe & Ito's colour-blind-safe palette) and
+readable without colour: each verdict has its own marker shape in the forest plot and is written
+out in the grid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from capkit.audit.at_risk import Distances
+from capkit.audit.findings import Finding
+from capkit.audit.verdicts import LEVELS
+from capkit.errors import CapkitError
+
+__all__ = ["MARKERS", "VERDICT_COLOURS", "distance_distributions", "findings_forest",
+           "verdict_grid"]
+
+#: Verdict -> colour (Okabe & Ito: vermillion, orange, blue).
+VERDICT_COLOURS = {"disclosive": "#D55E00", "review": "#E69F00", "not flagged": "#0072B2"}
+#: Verdict -> marker of the forest plot (square, triangle, circle): readable in grey.
+MARKERS = {"disclosive": "s", "review": "^", "not flagged": "o"}
+
+_NEEDED = ["synthesis", "family", "measure", "subject", "risk", "risk_low", "risk_high",
+           "verdict"]
+
+
+def _frame(findings: Sequence[Finding] | pd.DataFrame) -> pd.DataFrame:
+    """The findings as a frame (``Audit.findings`` or ``Audit.to_frame()``), checked."""
+    if isinstance(findings, pd.DataFrame):
+        frame = findings
+    elif isinstance(findings, Sequence) and all(isinstance(f, Finding) for f in findings):
+        frame = pd.DataFrame([f.to_dict() for f in findings], columns=_NEEDED)
+    else:
+        raise CapkitError("findings must be Audit.findings (a list of Finding) or "
+                          "Audit.to_frame()")
+    missing = [c for c in _NEEDED if c not in frame.columns]
+    if missing:
+        raise CapkitError(f"findings lacks columns {missing}; pass Audit.to_frame()")
+    if frame.empty:
+        raise CapkitError("findings is empty: nothing to draw")
+    unknown = sorted(set(frame["verdict"]) - set(LEVELS))
+    if unknown:
+        raise CapkitError(f"findings has verdicts {unknown}; a verdict is one of {LEVELS}")
+    return frame
+
+
+def findings_forest(findings: Sequence[Finding] | pd.DataFrame, *,
+                    title: str | None = None) -> Figure:
+    """Every finding's risk with its 95% interval, one row per finding, by verdict.
+
+    Parameters
+    ----------
+    findings
+        ``Audit.findings`` or ``Audit.to_frame()``. The risk is anonymeter's
+        (m - c) / (1 - c) in percent (Giomi et al. 2022), against the holdout (else the
+        no-information baseline); findings without a risk (counts, or no control) are left out
+        and counted in the x label.
+    title
+        Figure title.
+
+    Returns
+    -------
+    Figure
+        Rows top to bottom in the findings' order (synthesis, family), labelled
+        ``synthesis | measure | subject``; the marker's colour and shape and the word at the
+        right give the verdict; the dotted line is a risk of 0.
+    """
+    frame = _frame(findings)
+    risk = pd.to_numeric(frame["risk"], errors="coerce")
+    rows = frame[risk.notna()].reset_index(drop=True)
+    if rows.empty:
+        raise CapkitError("no finding has a risk (no holdout and no baseline): nothing to draw")
+    value = pd.to_numeric(rows["risk"], errors="coerce").to_numpy(dtype=float)
+    low = pd.to_numeric(rows["risk_low"], errors="coerce").to_numpy(dtype=float)
+    high = pd.to_numeric(rows["risk_high"], errors="coerce").to_numpy(dtype=float)
+    low, high = np.where(np.isnan(low), value, low), np.where(np.isnan(high), value, high)
+    n = len(rows)
+    y = np.arange(n)[::-1]
+    fig, ax = plt.subplots(figsize=(8.0, 1.2 + 0.24 * n))
+    for level in LEVELS:
+        on = (rows["verdict"] == level).to_numpy()
+        if not on.any():
+            continue
+        ax.errorbar(value[on], y[on], xerr=[value[on] - low[on], high[on] - value[on]],
+                    fmt=MARKERS[level], color=VERDICT_COLOURS[level], ecolor=VERDICT_COLOURS[level],
+                    markersize=6, capsize=2, linewidth=1.2, label=level)
+    ax.axvline(0.0, color="#555555", linestyle=":", linewidth=1)
+    labels = [f"{s} | {m} | {t}" for s, m, t in zip(rows["synthesis"], rows["measure"],
+                                                    rows["subject"], strict=True)]
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.set_ylim(-0.7, n - 0.3)
+    for yi, level in zip(y, rows["verdict"], strict=True):
+        ax.annotate(level, (1.01, yi), xycoords=("axes fraction", "data"), fontsize=7,
+                    va="center", color="#222222")
+    skipped = len(frame) - n
+    ax.set_xlabel("risk (m - c) / (1 - c), % with 95% interval"
+                  + (f"; {skipped} finding(s) without a risk not drawn" if skipped else ""))
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8,
+              frameon=False)
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def verdict_grid(findings: Sequence[Finding] | pd.DataFrame,
+                 syntheses: Sequence[str] | None = None, *, title: str | None = None) -> Figure:
+    """The worst verdict of each synthesis (rows) and measure family (columns).
+
+    Parameters
+    ----------
+    findings
+        ``Audit.findings`` or ``Audit.to_frame()``.
+    syntheses
+        Row order (default: as they first occur in the findings).
+    title
+        Figure title.
+
+    Returns
+    -------
+    Figure
+        Each cell coloured by the worst verdict of its findings and the verdict written in it;
+        a family not measured on a synthesis shows "not measured" on white.
+    """
+    frame = _frame(findings)
+    names = list(pd.unique(frame["synthesis"])) if syntheses is None else list(syntheses)
+    if not names:
+        raise CapkitError("syntheses is empty: nothing to draw")
+    unknown = sorted(set(names) - set(frame["synthesis"]))
+    if unknown:
+        raise CapkitError(f"syntheses names {unknown}, which have no finding")
+    families = list(pd.unique(frame["family"]))
+    rank = frame["verdict"].map({v: j for j, v in enumerate(LEVELS)})
+    worst = rank.groupby([frame["synthesis"], frame["family"]]).min()
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.25 * len(families) + 2.2),
+                                    0.9 + 0.45 * len(names)))
+    for i, name in enumerate(names):
+        for j, family in enumerate(families):
+            level = LEVELS[int(worst[(name, family)])] if (name, family) in worst.index else None
+            colour = VERDICT_COLOURS[level] if level else "#ffffff"
+            ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=colour, edgecolor="#ffffff",
+                                       linewidth=2))
+            ax.text(j + 0.5, i + 0.5, level or "not measured", ha="center", va="center",
+                    fontsize=8, color="#000000" if level in (None, "review") else "#ffffff",
+                    fontweight="bold" if level == "disclosive" else "normal")
+    ax.set_xlim(0, len(families))
+    ax.set_ylim(len(names), 0)
+    ax.set_xticks(np.arange(len(families)) + 0.5, families, fontsize=8, rotation=20,
+                  ha="right")
+    ax.set_yticks(np.arange(len(names)) + 0.5, names, fontsize=8)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def distance_distributions(distances: Mapping[str, Distances], *, bins: int = 40,
+                           title: str | None = None) -> Figure:
+    """The distances to closest record of members and holdout, one panel per synthesis.
+
+    Parameters
+    ----------
+    distances
+        Synthesis -> :class:`capkit.audit.at_risk.Distances` (``Audit.distances``): each
+        record's Gower distance (0-1) to the closest synthetic record (Minieri 2022,
+        :func:`capkit.distance.dcr`) and the near-copy threshold.
+    bins
+        Equal-width bins from 0 to the largest distance drawn (the same for both groups).
+    title
+        Figure title.
+
+    Returns
+    -------
+    Figure
+        Share of each group's records per bin (%): members as a filled, hatched histogram,
+        the holdout as a dashed outline; the vertical line is the near-copy threshold (the
+        holdout's 5% quantile). A synthesis that copies its members piles them up left of the
+        line while the holdout stays right of it.
+    """
+    if not isinstance(distances, Mapping) or not distances:
+        raise CapkitError("distances must be a non-empty mapping synthesis -> Distances "
+                          "(Audit.distances)")
+    if not isinstance(bins, int | np.integer) or bins < 1:
+        raise CapkitError(f"bins must be a positive integer, got {bins!r}")
+    groups = {}
+    for name, d in distances.items():
+        if not isinstance(d, Distances):
+            raise CapkitError(f"distances[{name!r}] must be a Distances, got "
+                              f"{type(d).__name__}")
+        arrays = [np.asarray(a, dtype=float) for a in (d.members, d.holdout) if a is not None]
+        for a in arrays:
+            if a.ndim != 1 or not len(a) or not np.isfinite(a).all() or (a < 0).any():
+                raise CapkitError(f"distances[{name!r}]: distances must be a non-empty 1-d "
+                                  "array of finite values >= 0")
+        groups[name] = arrays
+    top = max(float(a.max()) for arrays in groups.values() for a in arrays)
+    edges = np.linspace(0.0, top if top > 0 else 1.0, bins + 1)
+    fig, axes = plt.subplots(len(groups), 1, figsize=(8.0, 0.6 + 2.0 * len(groups)),
+                             squeeze=False, sharex=True)
+    for ax, (name, arrays) in zip(axes[:, 0], groups.items(), strict=True):
+        d = distances[name]
+        members = arrays[0]
+        ax.hist(members, bins=edges, weights=np.full(len(members), 100.0 / len(members)),
+                color="#0072B2", alpha=0.55, hatch="//", edgecolor="#0072B2",
+                label=f"members ({len(members):,})")
+        if d.holdout is not None:
+            holdout = arrays[1]
+            ax.hist(holdout, bins=edges, weights=np.full(len(holdout), 100.0 / len(holdout)),
+                    histtype="step", color="#D55E00", linestyle="--", linewidth=1.5,
+                    label=f"holdout ({len(holdout):,})")
+        if d.near_cut is not None:
+            ax.axvline(d.near_cut, color="#000000", linestyle=":", linewidth=1.2,
+                       label=f"near-copy threshold {d.near_cut:.3g}")
+        ax.set_title(name, fontsize=9, loc="left")
+        ax.set_ylabel("% of records", fontsize=8)
+        ax.legend(fontsize=7, frameon=False, loc="upper right")
+    axes[-1, 0].set_xlabel("Gower distance to the closest synthetic record (0-1)")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

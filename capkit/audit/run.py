@@ -31,14 +31,14 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import at_risk, defaults, display, sampling, verdicts
+from capkit.audit import at_risk, caveats, defaults, display, sampling, verdicts
 from capkit.audit.failures import Failure, describe
 from capkit.audit.findings import (
     Finding,
@@ -53,15 +53,12 @@ from capkit.audit.membership_family import membership_findings
 from capkit.audit.sampling import RecordSample, sampled_text
 from capkit.control import compare_to_control
 from capkit.data.coding import mismatches
-from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
+from capkit.data.labels import is_coded_category, is_numeric
 from capkit.data.overlap import check_holdout, record_overlap
 from capkit.disclosure import disclosure_summary
 from capkit.disclosure.measures import cap_v2
 from capkit.distance import dcr
 from capkit.errors import CapkitError
-
-#: Families whose measures match values exactly (a coding difference makes them find less).
-EXACT_MATCH = ("identity", "attribute", "copies", "attack")
 
 #: The measure families, in the order they run (and the progress bar counts).
 FAMILIES = ("synthpop measures", "distance", "attribute attacks", "singling out",
@@ -146,21 +143,6 @@ class Audit:
     def to_frame(self) -> pd.DataFrame:
         """Every finding as a row (the fields of :class:`Finding` and its ``message``)."""
         return pd.DataFrame([f.to_dict() for f in self.findings])
-
-
-def _caveat(finding: Finding, differs: list, forced: bool) -> Finding:
-    """An exact-match finding on a synthesis whose coding differs: said beside its numbers, and
-    never 'not flagged' (rule M1); so is a measure forced with allow_disjoint_levels."""
-    if finding.family not in EXACT_MATCH or not (differs or forced):
-        return finding
-    said = [f"coded differently: {', '.join(m.column for m in differs)}"] if differs else []
-    said += ["forced with --allow-disjoint-levels / allow_disjoint_levels=True"] if forced else []
-    detail = "; ".join([finding.detail, *said] if finding.detail else said)
-    if differs and finding.verdict == "not flagged":
-        judged = verdicts.coding_differs(finding.family)
-        return replace(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
-                       action=judged.action)
-    return replace(finding, detail=detail)
 
 
 def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
@@ -486,7 +468,8 @@ def audit(original: pd.DataFrame,
     differs = {n: mismatches(original, frame, keys_ + targets_, name=f"synthesis {n!r}")
                for n, frame in named.items()}
     warns += [m.text() for found_ in differs.values() for m in found_]
-    findings = [_caveat(f, differs[f.synthesis], allow_disjoint_levels) for f in findings]
+    findings = [caveats.caveat(f, differs[f.synthesis], allow_disjoint_levels)
+                for f in findings]
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
@@ -496,22 +479,8 @@ def audit(original: pd.DataFrame,
                                         "membership inference"}:
         notes.append(sample_note)
     coded = [t for t in targets_ if t not in kinds and is_coded_category(original[t])]
-    if coded and "attribute attacks" in families:
-        notes.append(f"attribute attack: numeric target{'s' if len(coded) > 1 else ''} "
-                     f"{', '.join(coded)} {'have' if len(coded) > 1 else 'has'} at most "
-                     f"{CATEGORY_LEVELS} distinct values: attacked as categories stored as "
-                     "numbers (exact match, the most frequent value as the dummy's guess); "
-                     "--numeric-targets / numeric_targets= attack them as numbers")
-    if gaps:
-        notes.append(f"distance to closest record: numeric column{'s' if len(gaps) > 1 else ''} "
-                     f"{', '.join(gaps)} {'have' if len(gaps) > 1 else 'has'} missing values; a "
-                     "missing value counts as 1 (the largest difference) from any number and 0 "
-                     "from another missing value (capkit.distance, missing='level')")
-    if wide:
-        notes.append(f"attribute attack: for {', '.join(wide)} the dummy is already "
-                     f"within 5% of {WIDE_TOLERANCE:.0%} or more of the members' values, so a "
-                     "guess within 5% tells nothing (the band is too wide for values such as "
-                     "years); judge them by DiSCO on their classes and by the distances")
+    notes += caveats.notes(coded if "attribute attacks" in families else [], list(gaps), wide,
+                           WIDE_TOLERANCE)
     start = time.perf_counter()
     exposed, unmeasured = at_risk.records_at_risk(original, keys_, targets_, evidence, holdout)
     timings["records at risk"] = time.perf_counter() - start

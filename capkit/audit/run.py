@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,7 @@ from capkit.audit import defaults, verdicts
 from capkit.audit.failures import Failure, describe
 from capkit.audit.findings import (
     Finding,
+    coding_caveat,
     from_comparison,
     from_duplicates,
     from_percents,
@@ -124,19 +125,30 @@ class Audit:
         return pd.DataFrame([f.to_dict() for f in self.findings])
 
 
-def _caveat(finding: Finding, differs: list, forced: bool) -> Finding:
-    """An exact-match finding on a synthesis whose coding differs: said beside its numbers, and
-    never 'not flagged' (rule M1); so is a measure forced with allow_disjoint_levels."""
-    if finding.family not in EXACT_MATCH or not (differs or forced):
+def _exact_columns(finding: Finding, keys: list[str], original: pd.DataFrame) -> list[str]:
+    """The columns a finding's measure depends on through exact matches: a column coded
+    differently there makes it find less (rule M1). Near copies use the Gower distance, where a
+    number is a distance (a shifted code moves a record a little) and only text is matched
+    exactly; the k-NN attack depends on all its keys and its target."""
+    if finding.family == "identity":
+        return list(keys)
+    if finding.family in ("attribute", "attack"):
+        return [*keys, finding.subject]
+    if finding.measure == "near copies":
+        return [c for c in original.columns if not is_numeric(original[c])]
+    return list(original.columns)
+
+
+def _caveat(finding: Finding, differs: list, forced: bool, keys: list[str],
+            original: pd.DataFrame) -> Finding:
+    """An exact-match finding on a synthesis that codes one of the columns it matches exactly
+    differently: said beside its numbers, and never 'not flagged' (rule M1,
+    :func:`capkit.audit.findings.coding_caveat`); so is a measure forced with
+    allow_disjoint_levels."""
+    if finding.family not in EXACT_MATCH:
         return finding
-    said = [f"coded differently: {', '.join(m.column for m in differs)}"] if differs else []
-    said += ["forced with --allow-disjoint-levels / allow_disjoint_levels=True"] if forced else []
-    detail = "; ".join([finding.detail, *said] if finding.detail else said)
-    if differs and finding.verdict == "not flagged":
-        judged = verdicts.coding_differs(finding.family)
-        return replace(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
-                       action=judged.action)
-    return replace(finding, detail=detail)
+    used = set(_exact_columns(finding, keys, original))
+    return coding_caveat(finding, [m.column for m in differs if m.column in used], forced)
 
 
 def _syntheses(synthetic: object) -> dict[str, pd.DataFrame]:
@@ -315,6 +327,12 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
                            confidence=confidence)
         detail = f"{res.n_success:,} of {res.n_queries:,} queries single out a member"
+        n_ctl, n_ori = res.n_control_records, res.n_original
+        if holdout is not None and n_ctl is not None and n_ctl < n_ori:
+            # the rate compares the groups at one size (hypergeometric expectation)
+            expected = res.control.members.rate * res.n_queries
+            detail += (f"; the rate is at the holdout's size: {expected:.1f} of them single "
+                       f"out a member among {n_ctl:,} of the {n_ori:,} members drawn at random")
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]
@@ -439,7 +457,8 @@ def audit(original: pd.DataFrame,
     differs = {n: mismatches(original, frame, keys_ + targets_, name=f"synthesis {n!r}")
                for n, frame in named.items()}
     warns += [m.text() for found_ in differs.values() for m in found_]
-    findings = [_caveat(f, differs[f.synthesis], allow_disjoint_levels) for f in findings]
+    findings = [_caveat(f, differs[f.synthesis], allow_disjoint_levels, keys_, original)
+                for f in findings]
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()

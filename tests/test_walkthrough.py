@@ -1,0 +1,110 @@
+"""What a custodian walk-through on two new tables (a coded survey, a wide integer table) found,
+each on data built here: every command judges a key coded differently by one rule (M1), the
+caveat names only the columns a finding matches exactly, and the singling-out rate printed
+beside its count says which share it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from capkit.audit import audit
+from capkit.cli import main
+from capkit.synth.baselines import independent_columns
+
+
+def _survey(n: int, seed: int) -> pd.DataFrame:
+    """Codes 1-4, 1-10, 1-10 as keys (400 combinations: most members unique) and a 3-level
+    coded target unrelated to them: only a copy of the members can tell it."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"k1": rng.integers(1, 5, n), "k2": rng.integers(1, 11, n),
+                         "k3": rng.integers(1, 11, n), "t": rng.integers(0, 3, n)})
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("walk")
+    data = _survey(900, 21)
+    members, holdout = data.iloc[:600].reset_index(drop=True), data.iloc[600:]
+    leak = members.sample(frac=1.0, replace=True, random_state=4).reset_index(drop=True)
+    frames = {"orig": members, "holdout": holdout, "leak": leak,
+              "shifted": leak.assign(k1=leak["k1"] - 1)}  # 0-3 where the original has 1-4
+    out = {}
+    for name, frame in frames.items():
+        out[name] = tmp / f"{name}.csv"
+        frame.to_csv(out[name], index=False)
+    return out
+
+
+def _membership_lines(files: dict[str, Path], command: str, synthesis: str) -> str:
+    result = CliRunner().invoke(main, [command, str(files["orig"]), str(files[synthesis]),
+                                       "--keys", "k1,k2,k3", "--targets", "t", "--holdout",
+                                       str(files["holdout"])])
+    assert result.exit_code == 0, result.output
+    text = result.stdout.split("Membership control", 1)[1]
+    return " ".join(text.split("\n\n", 3)[:3]).replace("\n", " ")
+
+
+@pytest.mark.parametrize("command", ["cap", "disclosure"])
+def test_cap_and_disclosure_never_call_a_shifted_key_not_flagged(files, command) -> None:
+    """The leak is disclosive with consistent codes; with k1 shifted by one it used to be
+    'not flagged (C3 ...)' in capkit cap and capkit disclosure (a warning at the foot of the
+    report), while capkit report said 'review (M1 ...)' on the same files."""
+    plain = _membership_lines(files, command, "leak")
+    assert ": disclosive (C1" in plain and "coded differently" not in plain
+    shifted = _membership_lines(files, command, "shifted")
+    assert ": not flagged (" not in shifted and " not flagged" not in shifted.split("verdict")[-1]
+    assert "coded differently: k1" in shifted and ": review (M1" in shifted
+
+
+def test_the_report_judges_the_shifted_key_as_cap_does(files) -> None:
+    """One rule for every command: capkit report's attribute findings on the same files get
+    the same M1 verdict and note."""
+    frames = {n: pd.read_csv(files[n]) for n in ("orig", "holdout", "shifted")}
+    result = audit(frames["orig"], {"shifted": frames["shifted"]}, holdout=frames["holdout"],
+                   keys=["k1", "k2", "k3"], targets=["t"], families=["synthpop measures"])
+    attribute = [f for f in result.findings if f.family == "attribute"]
+    assert attribute and all(f.verdict == "review" and f.rule.startswith("M1")
+                             and "coded differently: k1" in f.detail for f in attribute)
+
+
+def test_the_coding_caveat_names_only_the_columns_a_finding_matches_exactly() -> None:
+    """Independent columns (safe) with a numeric code shifted in one target: the DiSCO of that
+    target gets the M1 caveat; the other target's findings and the near copies (a Gower
+    distance, where a shifted number moves a record a little) keep their own verdict."""
+    data = _survey(900, 22).assign(u=lambda d: np.random.default_rng(3).integers(0, 3, 900))
+    members, holdout = data.iloc[:600].reset_index(drop=True), data.iloc[600:]
+    safe = independent_columns(members, seed=5)
+    safe["t"] = safe["t"] + 1  # 1-3 where the original has 0-2
+    result = audit(members, {"safe": safe}, holdout=holdout, keys=["k1", "k2"],
+                   targets=["t", "u"], families=["synthpop measures", "distance"])
+    by = {(f.measure, f.subject): f for f in result.findings}
+    assert "coded differently: t" in by[("DiSCO", "t")].detail
+    assert by[("DiSCO", "t")].verdict == "review"
+    assert "coded differently" not in by[("DiSCO", "u")].detail
+    assert by[("DiSCO", "u")].verdict == "not flagged"
+    assert "coded differently" not in by[("near copies", "all columns")].detail
+    assert by[("near copies", "all columns")].verdict == "not flagged"
+    assert "coded differently: t" in by[("exact copies", "all columns")].detail
+
+
+def test_the_singling_out_rate_beside_its_count_says_which_share_it_is() -> None:
+    """With a holdout smaller than the members the rate is the members' at the holdout's size
+    (hypergeometric expectation), not the printed count's share: the text says so, and the
+    expected count it gives is the rate's share of the queries."""
+    rng = np.random.default_rng(23)
+    data = _survey(900, 23).assign(x=rng.normal(size=900).round(3), y=rng.normal(size=900))
+    members, holdout = data.iloc[:600].reset_index(drop=True), data.iloc[600:]
+    leak = members.sample(frac=1.0, replace=True, random_state=6).reset_index(drop=True)
+    result = audit(members, {"leak": leak}, holdout=holdout, keys=["k1", "k2"],
+                   families=["singling out"])
+    (f,) = [f for f in result.findings if f.family == "singling out"]
+    n_success, n_queries = (int(x) for x in f.detail.split(" queries")[0].split(" of "))
+    assert "at the holdout's size" in f.detail and "300 of the 600 members" in f.detail
+    expected = float(f.detail.split("size: ")[1].split(" of them")[0])
+    assert abs(expected / n_queries * 100 - f.value) <= 5 / n_queries + 1e-9  # 1 decimal
+    assert abs(n_success / n_queries * 100 - f.value) > 0.05  # the two shares differ here

@@ -108,3 +108,18 @@ def test_the_singling_out_rate_beside_its_count_says_which_share_it_is() -> None
     expected = float(f.detail.split("size: ")[1].split(" of them")[0])
     assert abs(expected / n_queries * 100 - f.value) <= 5 / n_queries + 1e-9  # 1 decimal
     assert abs(n_success / n_queries * 100 - f.value) > 0.05  # the two shares differ here
+
+
+def test_the_cap_level_error_names_options_cap_has(files, tmp_path: Path) -> None:
+    """A 5-row synthesis leaves fewer than half of the members' codes found: capkit cap's
+    error used to suggest --ngroups-keys, an option of capkit disclosure only."""
+    five = pd.read_csv(files["leak"]).query("k1 == 2").head(5)
+    five.to_csv(tmp_path / "five.csv", index=False)
+    result = CliRunner().invoke(main, ["cap", str(files["orig"]), str(tmp_path / "five.csv"),
+                                       "--keys", "k1,k2,k3", "--targets", "t"])
+    assert result.exit_code != 0
+    error = " ".join(result.output.split())
+    assert "key column 'k1'" in error and "only 5 records" in error
+    assert "--ngroups" not in error and "--allow-disjoint-levels" in error
+    helped = CliRunner().invoke(main, ["cap", "--help"]).output
+    assert "--allow-disjoint-levels" in helped and "--keys" in helped

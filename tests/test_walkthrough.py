@@ -123,3 +123,22 @@ def test_the_cap_level_error_names_options_cap_has(files, tmp_path: Path) -> Non
     assert "--ngroups" not in error and "--allow-disjoint-levels" in error
     helped = CliRunner().invoke(main, ["cap", "--help"]).output
     assert "--allow-disjoint-levels" in helped and "--keys" in helped
+
+
+def test_one_target_the_synthesis_lacks_leaves_the_other_targets_measured() -> None:
+    """A synthesiser that never draws a column's most frequent code (GaussianCopula on a pixel
+    that is 0 for 58% of the digits): that target fails the level guard. It used to leave every
+    target's synthpop measures unmeasured; now only that one is listed, the others judged."""
+    rng = np.random.default_rng(24)
+    data = _survey(900, 24).assign(p=np.where(rng.random(900) < 0.6, 0, rng.integers(1, 5, 900)))
+    members, holdout = data.iloc[:600].reset_index(drop=True), data.iloc[600:]
+    leak = members.sample(frac=1.0, replace=True, random_state=8).reset_index(drop=True)
+    leak["p"] = rng.integers(1, 5, 600)  # never 0
+    result = audit(members, {"leak": leak}, holdout=holdout, keys=["k1", "k2", "k3"],
+                   targets=["t", "p"], families=["synthpop measures"])
+    assert [f.family for f in result.failures] == ["synthpop measures for target 'p'"]
+    assert "target column 'p'" in result.failures[0].reason
+    assert "the other targets were measured" in result.failures[0].reason
+    disco = [f for f in result.findings if f.measure == "DiSCO"]
+    assert [f.subject for f in disco] == ["t"] and disco[0].verdict == "disclosive"
+    assert not [f for f in result.findings if f.subject == "p"]

@@ -35,7 +35,7 @@ from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import defaults, verdicts
-from capkit.audit.failures import Failure, describe
+from capkit.audit.failures import Failure, describe, without_failing_targets
 from capkit.audit.findings import (
     Finding,
     coding_caveat,
@@ -428,8 +428,11 @@ def audit(original: pd.DataFrame,
             which, frames = runs.pop(0)
             try:
                 if family == "synthpop measures":
-                    found, table = _synthpop(which, original, named[which], holdout, keys_,
-                                             targets_, choice.groups, options)
+                    (found, table), skipped = without_failing_targets(
+                        lambda ts, w=which: _synthpop(w, original, named[w], holdout, keys_,
+                                                      ts, choice.groups, options),
+                        targets_, which, family)
+                    failures += skipped
                     tables.append(table)
                 elif family == "distance":
                     found, with_gaps = _distance(which, original, named[which], holdout,

@@ -142,3 +142,23 @@ def test_one_target_the_synthesis_lacks_leaves_the_other_targets_measured() -> N
     disco = [f for f in result.findings if f.measure == "DiSCO"]
     assert [f.subject for f in disco] == ["t"] and disco[0].verdict == "disclosive"
     assert not [f for f in result.findings if f.subject == "p"]
+
+
+def test_codes_a_synthesiser_fills_in_between_are_not_a_coding_difference() -> None:
+    """A pixel count 0-13 that the original lacks at 9, 10: a GaussianCopula-like synthesis
+    drawing whole numbers over the whole range was called 'coded differently' (its 9s and 10s)
+    and every exact-match finding became 'review (M1)'. A shifted code (outside the range),
+    decimals (31.4-like) and text still are coding differences."""
+    from capkit.data.coding import mismatches
+
+    rng = np.random.default_rng(25)
+    seen = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13])
+    original = pd.DataFrame({"p": np.where(rng.random(1000) < 0.9, 0, rng.choice(seen, 1000))})
+    smooth = pd.DataFrame({"p": rng.integers(0, 14, 1000)})  # 9, 10 in 14% of records
+    assert (~smooth["p"].isin(seen)).mean() > 0.1
+    assert mismatches(original, smooth, ["p"]) == []
+    for other in (smooth + 1, smooth + rng.normal(0, 0.3, (1000, 1)).round(1),
+                  smooth.astype(str).replace("0", "zero")):
+        assert [m.column for m in mismatches(original, other, ["p"])] == ["p"]
+    assert mismatches(original, smooth + 1, ["p"])[0].new_share == pytest.approx(
+        (smooth["p"] == 13).mean())  # only the values beyond the range count

@@ -162,3 +162,15 @@ def test_codes_a_synthesiser_fills_in_between_are_not_a_coding_difference() -> N
         assert [m.column for m in mismatches(original, other, ["p"])] == ["p"]
     assert mismatches(original, smooth + 1, ["p"])[0].new_share == pytest.approx(
         (smooth["p"] == 13).mean())  # only the values beyond the range count
+
+
+def test_a_holdout_of_members_says_how_many_records_are_left_in_words() -> None:
+    """'With only 0 records left' / 'With only 1 records left' read as written by a machine."""
+    from capkit.data.overlap import check_holdout
+
+    members = _survey(600, 26).assign(x=np.arange(600))
+    for size, words in ((283, "With only 1 record left it"), (282, "With no record left it")):
+        holdout = pd.concat([members.iloc[:282], members.iloc[[]] if size == 282 else
+                             pd.DataFrame({**members.iloc[0].to_dict(), "x": -1}, index=[0])])
+        check = check_holdout(members, holdout, list(members.columns))
+        assert check.holdout is None and words in check.warning

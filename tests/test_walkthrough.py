@@ -174,3 +174,24 @@ def test_a_holdout_of_members_says_how_many_records_are_left_in_words() -> None:
                              pd.DataFrame({**members.iloc[0].to_dict(), "x": -1}, index=[0])])
         check = check_holdout(members, holdout, list(members.columns))
         assert check.holdout is None and words in check.warning
+
+
+def test_a_synthesis_that_never_draws_the_common_code_is_not_called_coded_differently() -> None:
+    """GaussianCopula never drew 0 for a digit pixel that is 0 for 58% of the records; all its
+    values (1-15) occur in the original. The level error said 'probably coded differently'."""
+    from capkit.counts.tables import crosstab
+    from capkit.errors import DisjointLevelsError
+
+    rng = np.random.default_rng(27)
+    original = pd.DataFrame({"k": rng.integers(1, 4, 800),
+                             "p": np.where(rng.random(800) < 0.6, 0, rng.integers(1, 6, 800))})
+    smooth = pd.DataFrame({"k": rng.integers(1, 4, 800), "p": rng.integers(1, 6, 800)})
+    with pytest.raises(DisjointLevelsError) as caught:
+        crosstab(original, smooth, ["k"], "p")
+    said = str(caught.value)
+    assert "probably coded differently" not in said
+    share = 100 * (original["p"] == 0).mean()
+    assert f"none is 0, which {share:.1f}% of the original records hold" in said
+    shifted = smooth.assign(p=smooth["p"] + 10)  # values of its own: still a coding
+    with pytest.raises(DisjointLevelsError, match="probably coded differently"):
+        crosstab(original, shifted, ["k"], "p")

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import pandas as pd
 
-from capkit.audit import verdicts
-from capkit.audit.findings import Finding
-from capkit.data.labels import CATEGORY_LEVELS
+from capkit.audit.findings import Finding, coding_caveat
+from capkit.data.labels import CATEGORY_LEVELS, is_numeric
 
 __all__ = ["EXACT_MATCH", "caveat", "notes"]
 
@@ -15,19 +14,30 @@ __all__ = ["EXACT_MATCH", "caveat", "notes"]
 EXACT_MATCH = ("identity", "attribute", "copies", "attack")
 
 
-def caveat(finding: Finding, differs: list, forced: bool) -> Finding:
-    """An exact-match finding on a synthesis whose coding differs: said beside its numbers, and
-    never 'not flagged' (rule M1); so is a measure forced with allow_disjoint_levels."""
-    if finding.family not in EXACT_MATCH or not (differs or forced):
+def _exact_columns(finding: Finding, keys: list[str], original: pd.DataFrame) -> list[str]:
+    """The columns a finding's measure depends on through exact matches: a column coded
+    differently there makes it find less (rule M1). Near copies use the Gower distance, where a
+    number is a distance (a shifted code moves a record a little) and only text is matched
+    exactly; the k-NN attack depends on all its keys and its target."""
+    if finding.family == "identity":
+        return list(keys)
+    if finding.family in ("attribute", "attack"):
+        return [*keys, finding.subject]
+    if finding.measure == "near copies":
+        return [c for c in original.columns if not is_numeric(original[c])]
+    return list(original.columns)
+
+
+def caveat(finding: Finding, differs: list, forced: bool, keys: list[str],
+           original: pd.DataFrame) -> Finding:
+    """An exact-match finding on a synthesis that codes one of the columns it matches exactly
+    differently: said beside its numbers, and never 'not flagged' (rule M1,
+    :func:`capkit.audit.findings.coding_caveat`); so is a measure forced with
+    allow_disjoint_levels."""
+    if finding.family not in EXACT_MATCH:
         return finding
-    said = [f"coded differently: {', '.join(m.column for m in differs)}"] if differs else []
-    said += ["forced with --allow-disjoint-levels / allow_disjoint_levels=True"] if forced else []
-    detail = "; ".join([finding.detail, *said] if finding.detail else said)
-    if differs and finding.verdict == "not flagged":
-        judged = verdicts.coding_differs(finding.family)
-        return replace(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
-                       action=judged.action)
-    return replace(finding, detail=detail)
+    used = set(_exact_columns(finding, keys, original))
+    return coding_caveat(finding, [m.column for m in differs if m.column in used], forced)
 
 
 def notes(coded: list[str], gaps: list[str], wide: list[str], wide_tolerance: float

@@ -8,12 +8,15 @@ other families and syntheses are judged as usual.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from capkit.errors import CapkitError, DisjointLevelsError
 
-__all__ = ["Failure", "describe"]
+__all__ = ["Failure", "describe", "without_failing_targets"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,3 +48,23 @@ def describe(exc: CapkitError, synthesis: str, family: str, families: Sequence[s
     else:
         reason = str(exc)
     return Failure(synthesis, family, reason + run_others)
+
+
+def without_failing_targets(run: Callable[[list[str]], T], targets: Sequence[str],
+                            synthesis: str, family: str) -> tuple[T, list[Failure]]:
+    """``run(targets)``, leaving out each target whose levels the synthesis barely shares (a
+    :class:`~capkit.errors.DisjointLevelsError` naming it) so that one such target does not
+    leave every other target of the family unmeasured; each one left out is a
+    :class:`Failure` of ``family`` for that target. Any other error, or the last target
+    failing, is raised."""
+    left, failed = list(targets), []
+    while True:
+        try:
+            return run(left), failed
+        except DisjointLevelsError as exc:
+            if exc.role != "target" or exc.column not in left or len(left) == 1:
+                raise
+            left.remove(exc.column)
+            one = describe(exc, synthesis, family, [family])
+            failed.append(Failure(synthesis, f"{family} for target {exc.column!r}",
+                                  f"{one.reason}; the other targets were measured"))

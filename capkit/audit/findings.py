@@ -175,6 +175,25 @@ def over_syntheses(family: str, measure: str, subject: str, members: Sequence[fl
                          n_holdout, confidence=confidence)
 
 
+def coding_caveat(finding: Finding, differs: Sequence[str], forced: bool = False) -> Finding:
+    """Rule M1, the same for every command: ``differs`` are the columns that the finding's
+    measure matches exactly (its keys and target, every column for exact copies) and that a
+    synthesis codes differently from the original (:func:`capkit.data.coding.mismatches`).
+    The finding says so beside its numbers and is never 'not flagged' (an exact-match measure
+    finds less than is there); ``forced``: measured with ``allow_disjoint_levels``, said too.
+    """
+    if not (differs or forced):
+        return finding
+    said = [f"coded differently: {', '.join(differs)}"] if differs else []
+    said += ["forced with --allow-disjoint-levels / allow_disjoint_levels=True"] if forced else []
+    detail = "; ".join([finding.detail, *said] if finding.detail else said)
+    if differs and finding.verdict == "not flagged":
+        judged = verdicts.coding_differs(finding.family)
+        return _with(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
+                     action=judged.action)
+    return _with(finding, detail=detail)
+
+
 #: What the reports say when they average several syntheses.
 REPLICATES = ("With several synthetic files each group's rate is averaged over them and the two "
               "means compared once: this assumes the files are replicates of one synthesiser "
@@ -216,5 +235,5 @@ def message(f: Finding) -> str:
     return f"{text}: {f.verdict}"
 
 
-__all__ = ["REPLICATES", "Finding", "from_comparison", "from_duplicates", "from_percents",
-           "message", "over_syntheses"]
+__all__ = ["REPLICATES", "Finding", "coding_caveat", "from_comparison", "from_duplicates",
+           "from_percents", "message", "over_syntheses"]

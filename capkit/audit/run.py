@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import at_risk, caveats, defaults, display, sampling, verdicts
-from capkit.audit.failures import Failure, describe
+from capkit.audit.failures import Failure, describe, without_failing_targets
 from capkit.audit.findings import (
     Finding,
     from_comparison,
@@ -432,9 +432,11 @@ def audit(original: pd.DataFrame,
             which, frames = runs.pop(0)
             try:
                 if family == "synthpop measures":
-                    found, table = _synthpop(which, original, named[which], holdout, keys_,
-                                             targets_, choice.groups, options,
-                                             evidence[which])
+                    (found, table), skipped = without_failing_targets(
+                        lambda ts, w=which: _synthpop(w, original, named[w], holdout, keys_,
+                                                      ts, choice.groups, options, evidence[w]),
+                        targets_, which, family)
+                    failures += skipped
                     tables.append(table)
                 elif family == "distance":
                     found, with_gaps = _distance(which, original, named[which], holdout,
@@ -468,7 +470,8 @@ def audit(original: pd.DataFrame,
     differs = {n: mismatches(original, frame, keys_ + targets_, name=f"synthesis {n!r}")
                for n, frame in named.items()}
     warns += [m.text() for found_ in differs.values() for m in found_]
-    findings = [caveats.caveat(f, differs[f.synthesis], allow_disjoint_levels)
+    findings = [caveats.caveat(f, differs[f.synthesis], allow_disjoint_levels, keys_,
+                               original)
                 for f in findings]
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order

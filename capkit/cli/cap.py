@@ -49,9 +49,15 @@ def _crosstab(inputs: Inputs, j: int, target: str, options: dict[str, object]) -
         return crosstab(inputs.original, inputs.synthetics[j - 1], inputs.keys, target,
                         **options)
     except DisjointLevelsError as exc:
-        if len(inputs.synthetics) == 1:
-            raise
-        raise DisjointLevelsError(f"synthetic file {j}: {exc}") from exc
+        where = "" if len(inputs.synthetics) == 1 else f"synthetic file {j}: "
+        if exc.reason is None:
+            raise DisjointLevelsError(f"{where}{exc}") from exc
+        # the hint names the options of this command (it has no --ngroups-keys)
+        raise DisjointLevelsError(
+            f"{where}{exc.role} column {exc.column!r}: {exc.reason}. Recode one file to the "
+            "other's levels, leave the column out (--keys / --targets), or pass "
+            "--allow-disjoint-levels to measure anyway", column=exc.column, role=exc.role,
+            reason=exc.reason) from exc
 
 
 def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",

@@ -29,7 +29,9 @@ class Inputs:
     ``warnings`` are problems the user should look at (a key unique for every record),
     ``notes`` facts about the data worth knowing (missing target values, unused columns),
     ``changes`` the type alignment of :func:`capkit.data.align.align_frames`; ``holdout`` the
-    records not used for the synthesis (``--holdout``, aligned like a synthesis), or None.
+    records not used for the synthesis (``--holdout``, aligned like a synthesis), or None;
+    ``coded_differently`` the keys and targets that some synthetic file codes differently
+    from the original (:func:`capkit.data.coding.mismatches`: rule M1 for the verdicts).
     """
 
     original: pd.DataFrame
@@ -41,6 +43,7 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     holdout: pd.DataFrame | None = None
+    coded_differently: list[str] = field(default_factory=list)
 
     def remarks(self) -> list[str]:
         """The warnings, notes and type alignments as the reports list them, one line each."""
@@ -252,11 +255,14 @@ def load_inputs(
                         " records): the measures average them as replicates of one "
                         "synthesiser, which files of different sizes hardly are; report them "
                         "one by one")
+    coded: list[str] = []
     if check_overlaps:  # capkit report's audit checks the coding itself
         for f, frame in zip(syn_files, syntheses, strict=True):
-            warnings += [m.text() for m in coding.mismatches(
-                aligned.original, frame, [c for c in columns if c in keys + kept],
-                name=f"synthetic file {f.path.name}")]
+            found = coding.mismatches(aligned.original, frame,
+                                      [c for c in columns if c in keys + kept],
+                                      name=f"synthetic file {f.path.name}")
+            warnings += [m.text() for m in found]
+            coded += [m.column for m in found if m.column not in coded]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
     if check_overlaps:  # identity is all of a record's values: compare every shared column
         for path, f in zip(synthetic, syn_files, strict=True):
@@ -286,7 +292,7 @@ def load_inputs(
         lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
     lines.append(f"columns read: {', '.join(columns)}")
     return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
-                  warnings, notes, held)
+                  warnings, notes, held, coded)
 
 
 def _on_shared_columns(original: Path, other: Path, role: str, orig_frame: pd.DataFrame,

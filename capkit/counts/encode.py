@@ -332,10 +332,11 @@ MISSING_TEXTS = ("nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None", "none
 
 
 def _why(labels: np.ndarray | pd.Index, counts_s: np.ndarray, present: np.ndarray,
-         missing: np.ndarray | None) -> str:
+         missing: np.ndarray | None, counts_o: np.ndarray | None = None) -> str:
     """The likeliest reason a synthesis finds few of the original's levels, in words: too few
-    synthetic records, missing values written as text, dates that never match exactly, or
-    else a different coding."""
+    synthetic records, missing values written as text, dates that never match exactly, a
+    synthesis whose values all occur in the original but that never draws the original's
+    common ones (``counts_o`` given), or else a different coding."""
     n_syn = float(counts_s.sum())
     if n_syn < FEW_RECORDS:
         return f"the synthetic data has only {n_syn:.0f} record{'s' if n_syn != 1 else ''}"
@@ -351,6 +352,18 @@ def _why(labels: np.ndarray | pd.Index, counts_s: np.ndarray, present: np.ndarra
     if reads_as_dates(np.asarray(used[:200], dtype=object)):
         return ("its values are dates, and a date a day off never matches exactly: convert "
                 "them to numbers (days since a date) and group them")
+    if counts_o is not None:
+        o = np.asarray(counts_o, dtype=float)
+        lacking = present & (o > 0) & (counts_s == 0)
+        if not np.any(present & (o == 0) & (counts_s > 0)) and np.any(lacking):
+            top = int(np.argmax(np.where(lacking, o, -1.0)))
+            value = levels[top]
+            shown = (repr(value) if isinstance(value, str) else f"{value:g}"
+                     if isinstance(value, float | np.floating) else str(value))
+            return (f"every synthetic value occurs in the original, but none is "
+                    f"{shown}, which {100 * o[top] / o[present].sum():.1f}% of the "
+                    "original records hold: the synthesis does not reproduce the column's "
+                    "distribution (a different coding would bring values of its own)")
     return "the two are probably coded differently"
 
 
@@ -473,8 +486,9 @@ def check_levels(
             "ngroups_target= / --ngroups-targets"
         hint = (f"; if it is a continuous number, group it into classes ({option})"
                 if numeric else "")
+        why = _why(labels, np.asarray(c), present, missing, counts_o)
         reason = (f"{found} that occurs in {name} (at least half are needed, missing values "
-                  f"aside): {_why(labels, np.asarray(c), present, missing)} (original levels "
+                  f"aside): {why} (original levels "
                   f"{_shown(labels, counts_o, present)}, synthetic levels "
                   f"{_shown(labels, np.asarray(c), present)}), and every exact-match measure "
                   "would report no risk")

@@ -220,9 +220,15 @@ def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
     found = overlap.holds_members_text(name)
     if overlap.kept < MIN_CONTROL:
         return HoldoutCheck(overlap, None, (
-            f"{found}. With only {overlap.kept:,} records left it is no control at all: "
+            f"{found}. With {_left(overlap.kept)} it is no control at all: "
             "nothing is compared with a holdout, and the verdicts are those without one. Give "
             "records that were NOT used for the synthesis"))
     kept = holdout.iloc[np.flatnonzero(~overlap.is_shared)]
     return HoldoutCheck(overlap, kept, (
         f"{found}. They were set aside: the control is the other {overlap.kept:,} records"))
+
+
+def _left(kept: int) -> str:
+    """'no record left', 'only 1 record left', 'only 12 records left'."""
+    return ("no record left" if kept == 0 else
+            f"only {kept:,} record{'s' if kept > 1 else ''} left")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from capkit.audit.findings import REPLICATES, over_syntheses
+from capkit.audit.findings import REPLICATES, coding_caveat, over_syntheses
 from capkit.report.model import Report, Section, Table
 
 _COLUMNS = ["records", "baseline", "CAP v1", "CAP v2", "correct predictions",
@@ -24,20 +24,24 @@ _UNITS = {c: "%" for c in _COLUMNS} | {"records": "count", "holdout records": "c
 _CONTROL = ["CAP v1", "holdout CAP v1", "difference", "risk", "risk low", "risk high"]
 
 
-def _control_section(table: pd.DataFrame) -> Section:
+def _control_section(table: pd.DataFrame, keys: list[str], coded: list[str]) -> Section:
     """Members' against holdout's CAP v1 per target: the mean over syntheses of each, compared
-    once and judged by the report's rules (:func:`capkit.audit.findings.over_syntheses`)."""
+    once and judged by the report's rules (:func:`capkit.audit.findings.over_syntheses`; a key
+    or the target coded differently: rule M1, :func:`capkit.audit.findings.coding_caveat`)."""
     rows, items = [], []
     for target, part in table.groupby("target", sort=False):
         f = over_syntheses("attribute", "CAP v1", str(target), part["CAP v1"].tolist(),
                            int(part["records"].iloc[0]), part["holdout CAP v1"].tolist(),
                            int(part["holdout records"].iloc[0]))
+        differ = [c for c in coded if c in [*keys, target]]
+        f = coding_caveat(f, differ)
         rows.append({"target": target, "CAP v1": f.value, "holdout CAP v1": f.holdout,
                      "difference": f.value - f.holdout, "risk": f.risk, "risk low": f.risk_low,
                      "risk high": f.risk_high, "verdict": f.verdict})
         items.append(f"Target '{target}': CAP v1 {f.value:.2f}% for the original records "
                      f"against {f.holdout:.2f}% for the holdout; risk {f.risk:.2f}% "
-                     f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule}).")
+                     f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule})."
+                     + (f" Columns coded differently: {', '.join(differ)}." if differ else ""))
     mean = pd.DataFrame(rows).set_index("target")
     units = {c: "%" for c in _CONTROL} | {"difference": "points"}
     m = int(table["synthesis"].nunique())
@@ -82,7 +86,8 @@ def cap_report(run, command: str, versions: dict[str, str]) -> Report:  # noqa: 
                            "100 - CAP v2 and 100 - CAP v1 are SDMetrics' CategoricalCAP and "
                            "CategoricalZeroCAP scores, in percent.")])]
     if "holdout CAP v1" in table.columns:
-        sections.append(_control_section(table))
+        sections.append(_control_section(table, run.inputs.keys,
+                                         run.inputs.coded_differently))
     if m > 1:
         sections.append(Section("Per synthesis", tables=[
             Table("All syntheses", table.set_index(["target", "synthesis"]).reset_index(),

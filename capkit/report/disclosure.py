@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from capkit.audit.findings import REPLICATES, over_syntheses
+from capkit.audit.findings import REPLICATES, coding_caveat, over_syntheses
 from capkit.report.model import Report, Section, Table
 
 #: Units of the columns of the report's tables (the others are percentages).
@@ -138,10 +138,12 @@ def _flags(run) -> tuple[list[str], list[Table]]:  # noqa: ANN001
     return items, tables
 
 
-def _control_section(summary) -> Section:  # noqa: ANN001 - a DisclosureSummary
+def _control_section(summary, keys: list[str],  # noqa: ANN001 - a DisclosureSummary
+                     coded: list[str]) -> Section:
     """DiSCO and DCAP of the original records against the holdout's, per target: the mean over
     syntheses of each, compared once and judged by the report's rules
-    (:func:`capkit.audit.findings.over_syntheses`)."""
+    (:func:`capkit.audit.findings.over_syntheses`; a key or the target coded differently:
+    rule M1, :func:`capkit.audit.findings.coding_caveat`)."""
     frame = summary.control.set_index(["target", "measure"])
     items = []
     for target, measure in frame.index:
@@ -155,9 +157,12 @@ def _control_section(summary) -> Section:  # noqa: ANN001 - a DisclosureSummary
                     else held.allcaps[measure]).tolist()
         f = over_syntheses("attribute", measure, str(target), values, members.n_orig,
                            h_values, held.n_orig)
+        differ = [c for c in coded if c in [*keys, target]]
+        f = coding_caveat(f, differ)
         items.append(f"Target '{target}', {measure}: {f.value:.2f}% of the original records "
                      f"against {f.holdout:.2f}% of the holdout; risk {f.risk:.2f}% "
-                     f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule}).")
+                     f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule})."
+                     + (f" Columns coded differently: {', '.join(differ)}." if differ else ""))
     shown = frame.reset_index()
     for column in ("risk", "risk_low", "risk_high"):
         shown[column] = 100 * shown[column]
@@ -243,7 +248,7 @@ def disclosure_report(run, command: str, versions: dict[str, str],  # noqa: ANN0
         ]))
 
     if getattr(summary, "control", None) is not None:
-        sections.append(_control_section(summary))
+        sections.append(_control_section(summary, inputs.keys, inputs.coded_differently))
 
     notes = inputs.remarks()
     messages = sorted({msg for r in results.values() for msg in r.messages})

@@ -268,6 +268,10 @@ def test_default_keys_count_numbers_with_few_values_and_warn_when_nobody_is_uniq
     assert choice.keys == ["q0", "q1", "q2", "q3"]
     assert len(choice.targets) == MAX_TARGETS and "q24" in choice.notes[-1]
     assert choice.warnings == []  # four 4-6-level codes leave some record unique
+    coded_twice = survey.assign(q1_text=survey["q1"].map({1.0: "a", 2.0: "b", 3.0: "c",
+                                                           4.0: "d", 5.0: "e"}))
+    coded_twice = coded_twice[["q1_text", *survey.columns]]  # q1 repeats q1_text as a code
+    assert choose(coded_twice).keys == ["q1_text", "q0", "q2", "q3"]
     binary = pd.DataFrame({"label": rng.integers(0, 2, n), "x": rng.normal(size=n)})
     assert "cannot single anyone out" in choose(binary, keys=["label"]).warnings[0]
 

@@ -4,8 +4,9 @@ The rules, stated in every report that uses them:
 
 * **keys**: the columns with 2 to :data:`MAX_KEY_LEVELS` levels in the original data,
   categorical (text, category or boolean) or numeric (survey files code sex, region or marital
-  status as 1, 2, 3), in column order, at most :data:`MAX_KEYS` of them: the columns an
-  intruder is likely to know without making every record unique. When the keys (chosen or
+  status as 1, 2, 3), in column order, at most :data:`MAX_KEYS` of them, leaving out a column
+  that adds no split to the keys before it (a numeric code of a column already taken): the
+  columns an intruder is likely to know without making every record unique. When the keys (chosen or
   given) leave no record unique in the original, a warning says that they cannot single
   anyone out, so the identity measures will find nothing;
 * **targets**: every other column with at least two levels, the first :data:`MAX_TARGETS` of
@@ -122,7 +123,7 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     if key_list is None:
         candidates = [c for c in columns if 2 <= levels[c] <= MAX_KEY_LEVELS
                       and c not in (target_list or [])]
-        key_list = candidates[:MAX_KEYS]
+        key_list = _informative(original, candidates)
         if not key_list:
             raise CapkitError(f"no default key: no column has 2 to {MAX_KEY_LEVELS} distinct "
                               "values; give the keys")
@@ -154,6 +155,22 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
         if not is_numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
             notes.append(_many_levels_note(t, original[t], levels[t]))
     return Choice(key_list, target_list, groups, notes, identifiers, constants, warnings)
+
+
+def _informative(original: pd.DataFrame, candidates: list[str]) -> list[str]:
+    """The first :data:`MAX_KEYS` candidates in column order, leaving out one that adds no split
+    to the keys before it (a code of a column already taken, such as Adult's education.num
+    beside education): it would tell an intruder nothing more."""
+    keys: list[str] = []
+    combos = 1
+    for c in candidates:
+        n = int(original.groupby([*keys, c], dropna=False, sort=False, observed=True).ngroups)
+        if n > combos:
+            keys.append(c)
+            combos = n
+        if len(keys) == MAX_KEYS:
+            break
+    return keys
 
 
 def _unique_warning(original: pd.DataFrame, keys: list[str]) -> list[str]:

@@ -42,7 +42,7 @@ from joblib import Parallel, delayed
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from capkit.errors import CapkitError
 from capkit.membership_inference.metrics import FPRS, _one, tpr_column

@@ -12,7 +12,7 @@ import pytest
 
 from capkit.errors import CapkitError
 from capkit.plots.privacy import privacy_risks
-from capkit.synth.baselines import bootstrap_with_noise, independent_columns
+from capkit.synth.baselines import bootstrap_with_noise, independent_columns, leaky_release
 
 
 def _frame(n: int = 400) -> pd.DataFrame:
@@ -83,3 +83,38 @@ def test_privacy_risks_figure():
     assert len(fig.axes) == 2
     with pytest.raises(CapkitError):
         privacy_risks(table.drop(columns="low"))
+
+
+def test_leaky_release_copies_a_share_of_members():
+    members = _frame()
+    synthetic = independent_columns(members, seed=1)
+    before_m, before_s = members.copy(), synthetic.copy()
+    out = leaky_release(synthetic, members, 0.05, seed=2)
+    assert members.equals(before_m) and synthetic.equals(before_s)
+    assert out.dtypes.equals(synthetic.dtypes)
+    assert list(out.index) == list(range(len(synthetic)))
+    assert out.equals(leaky_release(synthetic, members, 0.05, seed=2))
+    # a slow check, row by row: 20 rows changed, each now equal to a distinct member
+    changed = [i for i in range(len(out)) if not out.iloc[i].equals(synthetic.iloc[i])]
+    member_rows = [tuple(r) for r in members.itertuples(index=False)]
+    copies = [member_rows.index(tuple(out.iloc[i])) for i in changed]
+    assert len(changed) <= 20 and len(set(copies)) == len(copies)
+    unchanged_positions = set(range(len(out))) - set(changed)
+    assert len(unchanged_positions) >= len(out) - 20
+    # positions drawn: exactly 20 rows hold a member copy placed there (some may equal by chance)
+    rng = np.random.default_rng(2)
+    where = rng.choice(len(synthetic), 20, replace=False)
+    which = rng.choice(len(members), 20, replace=False)
+    for w, m in zip(where, which, strict=True):
+        assert tuple(out.iloc[w]) == member_rows[m]
+    assert leaky_release(synthetic, members, 0.0, seed=2).equals(synthetic.reset_index(drop=True))
+
+
+def test_leaky_release_bad_input():
+    members = _frame(20)
+    with pytest.raises(CapkitError, match="share"):
+        leaky_release(members, members, 1.5)
+    with pytest.raises(CapkitError, match="same columns"):
+        leaky_release(members, members[["x", "y"]], 0.1)
+    with pytest.raises(CapkitError, match="distinct members"):
+        leaky_release(_frame(100), members, 0.5)

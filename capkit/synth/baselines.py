@@ -8,6 +8,10 @@
 * :func:`independent_columns`: every column resampled on its own, so each marginal is kept and
   every relation between columns is broken. An intruder learns only the marginals: a privacy
   measure should call it safe (the "noise" end of the scale).
+* :func:`leaky_release`: a synthesis in which a share of the records is replaced by exact copies
+  of members, the calibration series of membership inference (a known, growing leak every
+  attack should react to; the "leaky" releases of Stadler et al. and of DOMIAS's experiments,
+  van Breugel et al., AISTATS 2023).
 
 Both are seeded (``numpy.random.default_rng(seed)``), keep the columns' dtypes (integers stay
 integers, categoricals keep their categories) and never modify their input.
@@ -21,7 +25,7 @@ import pandas as pd
 from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
 
-__all__ = ["bootstrap_with_noise", "independent_columns"]
+__all__ = ["bootstrap_with_noise", "independent_columns", "leaky_release"]
 
 
 def _check(frame: object, n: int | None) -> int:
@@ -102,3 +106,45 @@ def independent_columns(frame: pd.DataFrame, *, seed: int = 0, n: int | None = N
     rng = np.random.default_rng(seed)
     return pd.DataFrame({column: frame[column].iloc[rng.integers(0, len(frame), size)]
                          .reset_index(drop=True) for column in frame.columns})
+
+
+def leaky_release(synthetic: pd.DataFrame, members: pd.DataFrame, share: float, *,
+                  seed: int = 0) -> pd.DataFrame:
+    """``synthetic`` with a share of its records replaced by exact copies of members.
+
+    Parameters
+    ----------
+    synthetic
+        A synthesis. Not modified.
+    members
+        The records it was made from (same columns). Not modified.
+    share
+        Share f in [0, 1] of the synthetic records replaced: round(f x len(synthetic)) of them,
+        at positions drawn without replacement, each by a different member drawn without
+        replacement (so at most ``len(members)`` records).
+    seed
+        Seed of ``numpy.random.default_rng``: the positions, then the members.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index 0..n-1, the columns and dtypes of ``synthetic``.
+    """
+    _check(synthetic, None)
+    _check(members, None)
+    if list(members.columns) != list(synthetic.columns):
+        raise CapkitError("members and synthetic must have the same columns in the same order")
+    if isinstance(share, bool) or not np.isfinite(share) or not 0 <= share <= 1:
+        raise CapkitError(f"share must be a number in [0, 1], got {share!r}")
+    k = int(round(float(share) * len(synthetic)))
+    if k > len(members):
+        raise CapkitError(f"share {share} needs {k} distinct members, members has {len(members)}")
+    rng = np.random.default_rng(seed)
+    where = rng.choice(len(synthetic), k, replace=False)
+    which = rng.choice(len(members), k, replace=False)
+    out = synthetic.reset_index(drop=True).copy()
+    for column in out.columns:
+        values = out[column].astype(object).to_numpy()
+        values[where] = members[column].astype(object).to_numpy()[which]
+        out[column] = pd.Series(values, index=out.index).astype(synthetic[column].dtype)
+    return out

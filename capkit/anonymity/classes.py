@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pandas.api.types as pdt
 
+from capkit.counts.encode import as_list
 from capkit.counts.engines import COUNT_COLUMN
 from capkit.counts.groups import group_rows
 from capkit.errors import CapkitError, CapkitWarning
@@ -71,18 +72,11 @@ class Grouped:
 
 
 def column_list(columns: object, argument: str) -> list[str]:
-    """pycanon accepts a list or an array of names; capkit also a single name."""
-    if isinstance(columns, str):
-        return [columns]
-    try:
-        names = [str(c) for c in np.asarray(columns, dtype=object).ravel()]
-    except TypeError as exc:
-        raise CapkitError(f"{argument} must be a column name or a list of column names") from exc
-    if not names:
-        raise CapkitError(f"{argument} is empty: give at least one column name")
-    if len(set(names)) != len(names):
-        raise CapkitError(f"{argument} names a column twice: {names}")
-    return names
+    """pycanon accepts a list or an array of names (read as text, as pycanon does); capkit also
+    a single name (:func:`capkit.counts.encode.as_list` checks the rest)."""
+    if not isinstance(columns, str) and isinstance(columns, np.ndarray | list | tuple):
+        columns = [str(c) for c in np.asarray(columns, dtype=object).ravel()]
+    return as_list(columns, argument)
 
 
 def _kind(series: pd.Series, pycanon: bool) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from capkit.audit.findings import REPLICATES, Finding, over_syntheses
+from capkit.audit.verdicts import worst
 from capkit.report.model import Report, Section, Table
 
 #: (trained_on, scored_on) -> column of the attacker table.
@@ -68,6 +70,21 @@ def _key_sets(table: pd.DataFrame) -> pd.DataFrame:
     return out[[c for c in shown if c in out.columns]].reset_index(drop=True)
 
 
+def _judged(own: pd.DataFrame, held: pd.DataFrame, attacker: str, target: str) -> Finding:
+    """The worst key set of one attacker, judged as every command judges a members-vs-holdout
+    comparison (:func:`capkit.audit.findings.over_syntheses`: each group's rate averaged over
+    the syntheses, compared once, rules C1-C3)."""
+    found = []
+    for keys, mine in own.groupby("keys", sort=False):
+        theirs = held[held["keys"] == keys]
+        f = over_syntheses("attack", f"{attacker} attack", str(keys),
+                           (100 * mine["rate"]).tolist(), int(mine["n"].iloc[0]),
+                           (100 * theirs["rate"]).tolist(), int(theirs["n"].iloc[0]))
+        found.append(f)
+    level = worst([f.verdict for f in found])
+    return next(f for f in found if f.verdict == level)
+
+
 def _summary_lines(table: pd.DataFrame, has_holdout: bool) -> list[str]:
     lines = []
     for target, rows in table.groupby("target", sort=False):
@@ -92,18 +109,22 @@ def _summary_lines(table: pd.DataFrame, has_holdout: bool) -> list[str]:
             held = rows[(rows["scored_on"] == "holdout") & (rows["trained_on"] == "synthetic")
                         & (rows["attacker"] == best)]
             worst = own.loc[own["risk_low"].idxmax()]
-            reaches_zero = float(own["risk_low"].max()) == 0.0
+            judged = _judged(own, held, best, str(target))
             line += (f" On the holdout it predicts {100 * float(held['rate'].mean()):.2f}% "
                      f"(advantage {100 * float(own['advantage'].mean()):+.2f} points on "
                      f"average; highest risk {100 * worst['risk']:.2f}% "
                      f"[{100 * worst['risk_low']:.2f}, {100 * worst['risk_high']:.2f}] for keys "
-                     f"{worst['keys']}). ")
-            line += ("Every risk interval reaches 0: the attack does as well on people who "
-                     "were not in the data, so what it learns is inference about the "
-                     "population, not disclosure about the members." if reaches_zero else
-                     "Some risk interval lies above 0: the synthetic data tells the attacker "
-                     "more about its own records than about other people of the population "
-                     "(membership disclosure); see the key sets below.")
+                     f"{worst['keys']}). By the verdict rules of capkit report "
+                     f"(capkit.audit.verdicts), the worst key set ({judged.subject}) is "
+                     f"{judged.verdict} ({judged.rule.split(':')[0]}): ")
+            line += ("the attack does about as well on people who were not in the data, so what "
+                     "it learns is inference about the population, not disclosure about the "
+                     "members." if judged.verdict == "not flagged" else
+                     "the synthetic data tells the attacker more about its own records than "
+                     "about other people of the population (membership disclosure); see the key "
+                     "sets below.")
+            if table["synthesis"].nunique() > 1:
+                line += " " + REPLICATES
             dummy_gap = 100 * float(members[members["trained_on"] == "dummy"]["advantage"].mean())
             line += (f" The dummy, which uses no key, does {dummy_gap:+.2f} points better on the "
                      "members than on the holdout: that much comes from the two groups' target "

@@ -437,3 +437,16 @@ def test_membership_family_judged_by_the_control_rules(files) -> None:
                   families=["membership inference"])
     assert [f.rule[:2] for f in alone.findings] == ["N0"]
     assert "no holdout, no membership verdict" in alone.findings[0].detail
+
+
+def test_capkit_attack_judges_by_the_report_rules(files) -> None:
+    """capkit attack used its own 'some risk interval above 0' sentence; it now names the
+    verdict and rule every command uses."""
+    result = CliRunner().invoke(main, ["attack", str(files["orig"]), str(files["leak"]),
+                                       "--keys", "sex,region,job", "--targets", "smoke",
+                                       "--attackers", "cap", "--holdout",
+                                       str(files["holdout"]), "-q"])
+    text = " ".join(result.stdout.split())
+    assert "By the verdict rules of capkit report" in text
+    assert "is review (C2)" in text and "Some risk interval" not in text  # 6.9 points, risk
+    # 13.5% [4.0, 23.0]: clear and above 1 in 100, but the risk's bound is under 5%

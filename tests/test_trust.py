@@ -450,3 +450,19 @@ def test_capkit_attack_judges_by_the_report_rules(files) -> None:
     assert "By the verdict rules of capkit report" in text
     assert "is review (C2)" in text and "Some risk interval" not in text  # 6.9 points, risk
     # 13.5% [4.0, 23.0]: clear and above 1 in 100, but the risk's bound is under 5%
+
+
+def test_membership_family_accepts_the_twins_a_population_has() -> None:
+    """A clean holdout of coarse data shares whole records with the members by chance; the
+    report's one overlap check accepts it, so membership inference must measure, not refuse
+    (it stopped on Adult's natural duplicates)."""
+    rng = np.random.default_rng(21)
+    data = pd.DataFrame({"a": rng.integers(0, 2, 900), "b": rng.integers(0, 3, 900),
+                         "x": rng.integers(0, 4, 900)})
+    members, holdout = data.iloc[:600].reset_index(drop=True), data.iloc[600:]
+    result = audit(members, {"ind": independent_columns(members, seed=1)}, holdout=holdout,
+                   keys=["a", "b"], families=["membership inference"])
+    assert result.failures == []
+    assert not any("membership" in w for w in result.warnings)
+    assert {f.measure for f in result.findings} == {"dcr membership inference",
+                                                    "mc membership inference"}

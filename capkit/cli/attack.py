@@ -10,18 +10,16 @@ the ``--keys``; each predicts the target of every original record, and of every 
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 import pandas as pd
 
-from capkit import plots
 from capkit.attacks import baseline_table
 from capkit.attacks.attackers import REGISTRY
 from capkit.cli import options as opts
+from capkit.cli.figures import figure
 from capkit.cli.files import Inputs, load_inputs
 from capkit.cli.privacy import parse_halves, run_privacy
 from capkit.errors import CapkitError
@@ -146,18 +144,9 @@ def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na
         with opts.measure_warnings(quiet):
             privacy = run_privacy(inputs, singling=singling, halves=halves, sdmetrics=sdm,
                                   seed=seed, quiet=quiet)
-        with tempfile.TemporaryDirectory() as tmp:
-            saved: list[Path] = []
-            if plot_path is not None or fmt == "html":
-                saved = plots.save(attack_rates(result.table), "attack_rates", tmp)
-            report = attack_report(result, opts.command_line(), opts.versions(),
-                                   saved[1].read_bytes() if saved else None,
+        with figure(plot_path, fmt, "attack_rates", lambda: attack_rates(result.table)) as svg:
+            report = attack_report(result, opts.command_line(), opts.versions(), svg,
                                    privacy_sections(privacy))
-            text = render(report, fmt)
-            # everything computed: now write
-            opts.emit(text, output)
-            if plot_path is not None:
-                source = saved[0] if plot_path.suffix.lower() == ".png" else saved[1]
-                shutil.copyfile(source, plot_path)
+            opts.emit(render(report, fmt), output)  # everything computed: now write
 
     opts.run_reporting_errors(body)

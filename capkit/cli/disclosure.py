@@ -6,8 +6,6 @@ user's files, as text, markdown, json or a self-contained html page.
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +14,8 @@ import click
 import numpy as np
 import pandas as pd
 
-from capkit import plots
 from capkit.cli import options as opts
+from capkit.cli.figures import figure
 from capkit.cli.files import Inputs, choose_disclosure_engine, load_engine_inputs, load_inputs
 from capkit.counts.engines import duckdb as duck
 from capkit.counts.engines import spark as spark_engine
@@ -239,23 +237,11 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
             options["thresh_2way"] = t2
         opts.notes(inputs, quiet)
         result = run_disclosure(inputs, options, quiet, engine=chosen, sep=sep)
-        figure_svg = None
-        fig = None
-        if plot_path is not None or fmt == "html":
-            fig = plot_summary(result.summary.attrib_table,
-                               attrib_meas=result.summary.attrib_meas)
-        with tempfile.TemporaryDirectory() as tmp:
-            saved: list[Path] = []
-            if fig is not None:
-                saved = plots.save(fig, "disclosure_summary", tmp)
-                figure_svg = saved[1].read_bytes()
-            report = disclosure_report(result, opts.command_line(), opts.versions(), figure_svg)
-            text = render(report, fmt)
-            # everything computed: now write
-            opts.emit(text, output)
-            if plot_path is not None and saved:
-                source = saved[0] if plot_path.suffix.lower() == ".png" else saved[1]
-                shutil.copyfile(source, plot_path)
+        with figure(plot_path, fmt, "disclosure_summary",
+                    lambda: plot_summary(result.summary.attrib_table,
+                                         attrib_meas=result.summary.attrib_meas)) as svg:
+            report = disclosure_report(result, opts.command_line(), opts.versions(), svg)
+            opts.emit(render(report, fmt), output)  # everything computed: now write
 
     opts.run_reporting_errors(body)
 

@@ -6,14 +6,12 @@ with the ROC curves on log-log axes and the score distributions.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import click
 
-from capkit import plots
 from capkit.cli import options as opts
+from capkit.cli.figures import figure
 from capkit.data import io
 from capkit.data.align import align_frames
 from capkit.errors import CapkitError
@@ -137,17 +135,11 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
         table.attrs["exposed_attack"] = exposed_by
         table.attrs["notes"] = (list(table.attrs["notes"])
                                 + [f"Type alignment: {c}" for c in changes])
-        with tempfile.TemporaryDirectory() as tmp:
-            saved: list[Path] = []
-            if plot_path is not None or fmt == "html":
-                usable = ["member", *[a for a in chosen if a in table.index]]
-                saved = plots.save(membership_roc(per_record[usable]), "membership_roc", tmp)
+        usable = ["member", *[a for a in chosen if a in table.index]]
+        with figure(plot_path, fmt, "membership_roc",
+                    lambda: membership_roc(per_record[usable])) as svg:
             report = membership_report(table, exposed, opts.command_line(), opts.versions(),
-                                       lines, saved[1].read_bytes() if saved else None)
-            text = render(report, fmt)
-            opts.emit(text, output)
-            if plot_path is not None:
-                source = saved[0] if plot_path.suffix.lower() == ".png" else saved[1]
-                shutil.copyfile(source, plot_path)
+                                       lines, svg)
+            opts.emit(render(report, fmt), output)
 
     opts.run_reporting_errors(body)

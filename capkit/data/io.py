@@ -139,25 +139,21 @@ def _csv_header(path: Path, role: str, sep: str | None = None) -> list[str]:
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
         raise CapkitError(f"{role} file {str(path)!r} cannot be read as CSV: {exc}") from exc
     header = [str(v) for v in head.iloc[0].tolist()]
-    if sep is not None and len(header) == 1:
-        named = {",": "','", **_OTHER_DELIMITERS}
+    if len(header) == 1:  # one column: the file may be separated by another delimiter
+        named = _OTHER_DELIMITERS if sep is None else {",": "','", **_OTHER_DELIMITERS}
         seen = [d for d in named if d != delimiter and d in header[0]]
         if seen:
-            shown = "tab" if seen[0] == "\t" else seen[0]
-            raise CapkitError(
-                f"with --sep {sep!r} the {role} file {path.name!r} reads as one single column "
-                f"{header[0]!r}, whose name holds {named[seen[0]]}: the file looks separated "
-                f"by {named[seen[0]]}; give --sep {shown!r} (sep={shown!r} in Python) or leave "
-                "--sep out")
-    if sep is None and len(header) == 1:
-        seen = [d for d in _OTHER_DELIMITERS if d != delimiter and d in header[0]]
-        if seen:
-            shown = "tab" if seen[0] == "\t" else seen[0]
+            shown, what = ("tab" if seen[0] == "\t" else seen[0]), named[seen[0]]
+            if sep is not None:
+                raise CapkitError(
+                    f"with --sep {sep!r} the {role} file {path.name!r} reads as one single "
+                    f"column {header[0]!r}, whose name holds {what}: the file looks separated "
+                    f"by {what}; give --sep {shown!r} (sep={shown!r} in Python) or leave --sep "
+                    "out")
             raise CapkitError(
                 f"{role} file {path.name!r} reads as one single column {header[0]!r} with "
-                f"{delimiter!r} as the delimiter, but its header holds "
-                f"{_OTHER_DELIMITERS[seen[0]]}: it looks like a file separated by "
-                f"{_OTHER_DELIMITERS[seen[0]]}; give --sep {shown!r} (sep={shown!r} in Python), "
+                f"{delimiter!r} as the delimiter, but its header holds {what}: it looks like a "
+                f"file separated by {what}; give --sep {shown!r} (sep={shown!r} in Python), "
                 f"or --sep {delimiter!r} if it really is one column")
     return header
 

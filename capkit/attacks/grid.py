@@ -26,6 +26,7 @@ from capkit.counts.encode import (
     validate_frames,
 )
 from capkit.counts.tables import KeyTargetTable, Table, crosstab
+from capkit.data.align import column_difference
 from capkit.data.labels import is_coded_category, is_numeric
 from capkit.data.overlap import record_overlap
 from capkit.errors import CapkitError, CapkitWarning, ContinuousTargetWarning
@@ -122,8 +123,7 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
                    check_overlap: bool) -> None:
     if not isinstance(holdout, pd.DataFrame):
         raise CapkitError(f"holdout must be a pandas DataFrame, got {type(holdout).__name__}")
-    missing = [c for c in original.columns if c not in set(holdout.columns)]
-    extra = [c for c in holdout.columns if c not in set(original.columns)]
+    missing, extra = column_difference(original, holdout)
     if missing or extra:
         raise CapkitError(
             "holdout must have the columns of the original data (records of the same data set "

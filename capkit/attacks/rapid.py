@@ -39,6 +39,7 @@ from capkit.attacks.attribute import _per_group
 from capkit.attacks.fit import predict, probabilities
 from capkit.attacks.grid import Grid, prepare
 from capkit.control import ControlComparison, compare_to_control
+from capkit.data.align import column_difference
 from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
 
@@ -215,8 +216,7 @@ def check_columns(original: pd.DataFrame, synthetic: pd.DataFrame) -> None:
         if not isinstance(frame, pd.DataFrame):
             raise CapkitError(f"{name} data must be a pandas DataFrame, got "
                               f"{type(frame).__name__}")
-    missing = [c for c in original.columns if c not in set(synthetic.columns)]
-    extra = [c for c in synthetic.columns if c not in set(original.columns)]
+    missing, extra = column_difference(original, synthetic)
     if missing or extra:
         raise CapkitError(
             "synthetic data must have the columns of the original data: missing from synthetic "

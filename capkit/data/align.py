@@ -136,6 +136,15 @@ def _parses_as_numbers(series: pd.Series) -> _Numbers | None:
     return _Numbers(converted.reindex(series.index), thousands, stray)
 
 
+def column_difference(first: Sequence[str] | pd.DataFrame, other: Sequence[str] | pd.DataFrame
+                      ) -> tuple[list[str], list[str]]:
+    """The columns of ``first`` that ``other`` lacks, and those only ``other`` has, each in its
+    frame's order (frames or lists of names)."""
+    a = list(first.columns if isinstance(first, pd.DataFrame) else first)
+    b = list(other.columns if isinstance(other, pd.DataFrame) else other)
+    return [c for c in a if c not in set(b)], [c for c in b if c not in set(a)]
+
+
 def file_names(n_syn: int) -> list[str]:
     """How messages name the original and ``n_syn`` synthetic files."""
     if n_syn == 1:

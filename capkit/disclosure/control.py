@@ -23,6 +23,7 @@ import pandas as pd
 
 from capkit.control import compare_to_control
 from capkit.counts.encode import kind_of_series
+from capkit.data.align import column_difference
 from capkit.errors import CapkitError, ContinuousTargetWarning
 
 #: Measures compared, in percent of each group's records.
@@ -106,8 +107,7 @@ def summary_control(members: object, holdout: object, confidence: float = 0.95
 def check_holdout(original: object, holdout: object) -> None:
     """A DataFrame holdout must have the original's columns (a CapkitError naming it)."""
     if isinstance(original, pd.DataFrame) and isinstance(holdout, pd.DataFrame):
-        missing = [c for c in original.columns if c not in set(holdout.columns)]
-        extra = [c for c in holdout.columns if c not in set(original.columns)]
+        missing, extra = column_difference(original, holdout)
         if missing or extra:
             raise CapkitError(
                 "holdout must have the columns of the original data: missing from holdout "

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.counts.encode import factorize_pair
+from capkit.data.align import column_difference
 from capkit.data.labels import is_numeric
 from capkit.errors import CapkitError
 
@@ -101,8 +102,7 @@ def gower_columns(
     if columns is None:
         for name in names[1:]:
             frame = frames[name]
-            absent = [c for c in first.columns if c not in set(frame.columns)]
-            extra = [c for c in frame.columns if c not in set(first.columns)]
+            absent, extra = column_difference(first, frame)
             if absent or extra:
                 raise CapkitError(
                     f"{names[0]} and {name} must have the same columns: missing from {name} "

@@ -44,6 +44,7 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from capkit.data.align import column_difference
 from capkit.errors import CapkitError
 from capkit.membership_inference.metrics import FPRS, _one, tpr_column
 from capkit.membership_inference.outliers import outlier_distances
@@ -173,8 +174,7 @@ def _check_output(synthetic: object, spec: FeatureSpec, where: str) -> pd.DataFr
     if not isinstance(synthetic, pd.DataFrame):
         raise CapkitError(f"{where}: the generator returned {type(synthetic).__name__}, not a "
                           "pandas DataFrame")
-    missing = [c for c in spec.columns if c not in set(synthetic.columns)]
-    extra = [c for c in synthetic.columns if c not in set(spec.columns)]
+    missing, extra = column_difference(spec.columns, synthetic)
     if missing or extra:
         raise CapkitError(f"{where}: the generator returned other columns than the data's: "
                           f"missing {missing}, extra {extra}")

@@ -18,6 +18,7 @@ from pandas.api import types as pdt
 from sklearn.utils import check_random_state
 
 from capkit.counts.encode import as_list, validate_frames
+from capkit.data.align import column_difference
 from capkit.errors import CapkitError
 
 
@@ -45,8 +46,7 @@ def check_frames(frames: dict[str, object], *, same_columns: bool = True) -> Non
     first = frames[names[0]]
     for name in names[1:]:
         frame = frames[name]
-        only_first = [c for c in first.columns if c not in set(frame.columns)]
-        only_other = [c for c in frame.columns if c not in set(first.columns)]
+        only_first, only_other = column_difference(first, frame)
         if only_first or only_other:
             raise CapkitError(
                 f"{names[0]} and {name} must have the same columns (as in SDMetrics): "

@@ -264,15 +264,16 @@ def load_inputs(
             warnings += [m.text() for m in found]
             coded += [m.column for m in found if m.column not in coded]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
+    whole: dict[str, pd.DataFrame] = {}  # the original on all its columns, read once
     if check_overlaps:  # identity is all of a record's values: compare every shared column
         for path, f in zip(synthetic, syn_files, strict=True):
             warnings += _copy_warning(*_on_shared_columns(
                 original, path, "synthetic", orig_file.frame, f.frame, na_values, sep,
-                path.name), path.name)
+                path.name, whole), path.name)
     if held is not None and check_overlaps:
         keep = _holdout_rows(*_on_shared_columns(
             original, holdout, "holdout", orig_file.frame, hold_file.frame, na_values, sep,
-            "the holdout file"), holdout.name, warnings)
+            "the holdout file", whole), holdout.name, warnings)
         held = None if keep is None else held.iloc[keep]
     notes = _extra_column_note(headers[0], orig_file.columns)
     if dropped:
@@ -297,17 +298,21 @@ def load_inputs(
 
 def _on_shared_columns(original: Path, other: Path, role: str, orig_frame: pd.DataFrame,
                        other_frame: pd.DataFrame, na_values: Sequence[str], sep: str | None,
-                       name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+                       name: str, whole: dict[str, pd.DataFrame]
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The original and another file on every column they share, aligned to the original's
     types: what identifies a record is all its values, not the few a command reads. Frames
-    already read are used when they hold those columns."""
+    already read are used when they hold those columns; the original's other columns are read
+    once for every file compared (``whole`` keeps them)."""
     read = [c for c in orig_frame.columns if c in set(other_frame.columns)]
-    shared = [c for c in io.read_columns(original, "original", sep)
-              if c in set(io.read_columns(other, role, sep))]
+    header = io.read_columns(original, "original", sep)
+    shared = [c for c in header if c in set(io.read_columns(other, role, sep))]
     try:
         if not set(shared) <= set(read):
-            orig_frame = io.read_table(original, shared, role="original",
-                                       na_values=na_values, sep=sep).frame
+            if "original" not in whole:
+                whole["original"] = io.read_table(original, header, role="original",
+                                                  na_values=na_values, sep=sep).frame
+            orig_frame = whole["original"][shared]
             other_frame = io.read_table(other, shared, role=role, na_values=na_values,
                                         sep=sep).frame
         aligned = align_frames(orig_frame, [other_frame], shared, names=[name])

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.data.labels import is_numeric
+from capkit.data.overlap import record_overlap
 from capkit.errors import CapkitError
 
 NO_NONMEMBERS = (
@@ -56,22 +57,10 @@ def _frame(frame: object, name: str, *, minimum: int = 1) -> pd.DataFrame:
     return frame
 
 
-def _row_keys(frames: list[pd.DataFrame], columns: list[str]) -> list[np.ndarray]:
-    """One integer per record, equal for records with identical values (missing = missing)."""
-    stacked = pd.concat([f[columns] for f in frames], ignore_index=True)
-    keys = np.zeros(len(stacked), dtype=np.int64)
-    for column in columns:
-        codes, uniques = pd.factorize(stacked[column].astype(object), use_na_sentinel=False)
-        keys = keys * (len(uniques) + 1) + codes
-        keys = pd.factorize(keys)[0].astype(np.int64)
-    bounds = np.cumsum([0] + [len(f) for f in frames])
-    return [keys[bounds[i]:bounds[i + 1]] for i in range(len(frames))]
-
-
 def _shared(a: pd.DataFrame, b: pd.DataFrame, columns: list[str]) -> int:
-    """Records of b identical (on ``columns``) to some record of a."""
-    key_a, key_b = _row_keys([a, b], columns)
-    return int(np.isin(key_b, key_a).sum())
+    """Records of b identical (on ``columns``; missing = missing) to some record of a
+    (:func:`capkit.data.overlap.record_overlap`)."""
+    return record_overlap(a, b, columns).shared
 
 
 def prepare(members, nonmembers, synthetic, reference, *, seed: int,

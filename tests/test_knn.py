@@ -48,6 +48,33 @@ def test_neighbours_against_record_by_record_reference(seed, k):
     assert (got.n_below + got.n_at_kth > k).any()  # ties did decide
 
 
+@pytest.mark.parametrize("seed, k, levels", [(4, 1, 2), (5, 5, 3), (6, 7, 2), (7, 3, 6),
+                                            (8, 40, 2)])
+def test_repeated_rows_every_field_against_record_by_record_reference(seed, k, levels):
+    """Rows repeated many times, interleaved in position (the search runs on distinct rows):
+    neighbours, distances, the k-th distance and the counts below, at it and at the minimum."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    train = rng.integers(0, levels, (90, 3)) / 2
+    query = rng.integers(0, levels + 1, (40, 3)) / 2
+    got = exact_neighbours(train, query, k)
+    from capkit.attacks.knn import _bits
+
+    scale = 2.0 ** _bits(train, query)  # values are multiples of 1/2: on the grid exactly
+    for i, q in enumerate(query.tolist()):
+        d = [sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(q, t, strict=True))
+             for t in train.tolist()]
+        ranked = sorted(range(len(d)), key=lambda j: (d[j], j))[:k]
+        kth = d[ranked[-1]]
+        assert got.index[i].tolist() == ranked
+        assert got.distance[i].tolist() == [float(d[j]) * scale ** 2 for j in ranked]
+        assert got.kth[i] == float(kth) * scale ** 2
+        assert got.n_below[i] == sum(x < kth for x in d)
+        assert got.n_at_kth[i] == sum(x == kth for x in d)
+        assert got.n_at_min[i] == sum(x == min(d) for x in d)
+
+
 def test_predictions_equal_sklearn_where_no_tie_decides():
     rng = np.random.default_rng(3)
     x, xq = rng.random((300, 6)), rng.random((200, 6))

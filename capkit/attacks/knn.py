@@ -24,17 +24,24 @@ predictions are scikit-learn's (a test compares them).
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
+
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from capkit.attacks.neighbors import CELLS, Neighbors, _select
+from capkit.attacks.neighbors import CELLS, Neighbors
 from capkit.errors import CapkitError
 
 __all__ = ["ExactKNeighborsClassifier", "ExactKNeighborsRegressor", "exact_neighbours"]
 
 #: Finest grid of the features: 2^-24 of a unit.
 MAX_BITS = 24
+
+#: Searches remembered (most recent first out last): the same features give the same answer.
+REMEMBERED = 8
+_ANSWERS: OrderedDict[tuple[str, int], Neighbors] = OrderedDict()
 
 
 def _dense(x: object) -> np.ndarray:
@@ -59,33 +66,127 @@ def _bits(train: np.ndarray, query: np.ndarray) -> int:
     return min(MAX_BITS, q)
 
 
+def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows (in byte order) and each row's code into them."""
+    rows = np.ascontiguousarray(rows + 0.0)  # -0.0 and 0.0 are one value
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * max(rows.shape[1], 1))))
+    _, first, code = np.unique(keys.reshape(-1), return_index=True, return_inverse=True)
+    return rows[first], code.reshape(-1)
+
+
+def _expand(pair_row: np.ndarray, pair_point: np.ndarray, length: np.ndarray,
+            start: np.ndarray, by_point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``length`` training positions of each (query, point) pair, pair by pair:
+    (query of each position, position)."""
+    total = int(length.sum())
+    offset = np.arange(total) - np.repeat(np.cumsum(length) - length, length)
+    return np.repeat(pair_row, length), by_point[np.repeat(start[pair_point], length) + offset]
+
+
+def _select_points(block: np.ndarray, k: int, size: np.ndarray, start: np.ndarray,
+                   by_point: np.ndarray, out: Neighbors, rows: np.ndarray) -> None:
+    """Fill ``out`` for ``rows`` from their distances to the distinct training points
+    (``size`` training rows each, their positions ``by_point[start:start + size]`` ascending).
+
+    The k-th distance is where the multiplicities, summed in distance order, first reach k; it
+    is at most the k-th smallest distance over points (each point holds at least one row), so
+    only the pairs at or below that bound are looked at. Rows below the k-th distance are all
+    taken; among the rows at it, the lowest positions (of any point at that distance).
+    """
+    n, n_points = block.shape
+    bound = (block.max(axis=1) if k >= n_points
+             else np.partition(block, k - 1, axis=1)[:, k - 1])
+    r, u = np.nonzero(block <= bound[:, None])
+    d = block[r, u]
+    order = np.lexsort((d, r))
+    r_o, d_o, m_o = r[order], d[order], size[u[order]]
+    first = np.searchsorted(r_o, np.arange(n))
+    running = np.cumsum(m_o)
+    within = running - (running - m_o)[first][r_o]
+    kth = d_o[first + np.bincount(r_o[within < k], minlength=n)]
+    low = d_o[first]
+    below, at = d < kth[r], d == kth[r]
+    n_below = np.bincount(r[below], weights=size[u[below]], minlength=n).astype(np.int64)
+    # rows at the k-th distance: each point's first (k - n_below) positions, then the lowest
+    need = k - n_below
+    at_row, at_pos = _expand(r[at], u[at], np.minimum(size[u[at]], need[r[at]]), start,
+                             by_point)
+    keep = np.lexsort((at_pos, at_row))
+    at_row, at_pos = at_row[keep], at_pos[keep]
+    rank = np.arange(len(at_row)) - np.searchsorted(at_row, np.arange(n))[at_row]
+    chosen = rank < need[at_row]
+    b_row, b_pos = _expand(r[below], u[below], size[u[below]], start, by_point)
+    b_dist = np.repeat(d[below], size[u[below]])
+    all_row = np.concatenate([b_row, at_row[chosen]])
+    all_pos = np.concatenate([b_pos, at_pos[chosen]])
+    all_dist = np.concatenate([b_dist, kth[at_row[chosen]]])
+    final = np.lexsort((all_pos, all_dist, all_row))
+    out.index[rows] = all_pos[final].reshape(n, k)
+    out.distance[rows] = all_dist[final].reshape(n, k)
+    out.kth[rows] = kth
+    out.n_below[rows] = n_below
+    out.n_at_kth[rows] = np.bincount(r[at], weights=size[u[at]], minlength=n).astype(np.int64)
+    on_low = d == low[r]
+    out.n_at_min[rows] = np.bincount(r[on_low], weights=size[u[on_low]],
+                                     minlength=n).astype(np.int64)
+
+
 def exact_neighbours(train: object, query: object, k: int) -> Neighbors:
     """The k nearest training rows of every query row under squared Euclidean distance on the
     features rounded to a grid (module docstring): exact, ties by lowest training position.
 
+    Identical rows are searched once: the distances are computed between the distinct query
+    rows and the distinct training rows (a survey's keys take few distinct values), and the
+    multiplicities and positions of the training rows settle the k nearest. The last few
+    answers are kept (:data:`REMEMBERED`), keyed by the arrays' bytes: an attack on many
+    targets with the same keys searches once.
+
     Returns :class:`capkit.attacks.neighbors.Neighbors` (distances in grid units squared).
     """
     train, query = _dense(train), _dense(query)
+    digest = hashlib.blake2b(digest_size=20)
+    for part in (train, query):
+        digest.update(repr(part.shape).encode())
+        digest.update(np.ascontiguousarray(part).tobytes())
+    key = (digest.hexdigest(), int(k))
+    if key in _ANSWERS:
+        _ANSWERS.move_to_end(key)
+        return _ANSWERS[key]
+    found = _search(train, query, k)
+    _ANSWERS[key] = found
+    while len(_ANSWERS) > REMEMBERED:
+        _ANSWERS.popitem(last=False)
+    return found
+
+
+def _search(train: np.ndarray, query: np.ndarray, k: int) -> Neighbors:
     if train.shape[1] != query.shape[1]:
         raise CapkitError(f"query has {query.shape[1]} features, the training data "
                           f"{train.shape[1]}")
-    n_train, n_q = len(train), len(query)
+    n_train = len(train)
     if not 1 <= k <= n_train:
         raise CapkitError(f"n_neighbors must be from 1 to the number of training records "
                           f"({n_train}), got {k}")
     scale = 2.0 ** _bits(train, query)
-    a, b = np.round(train * scale), np.round(query * scale)
-    norm_a, norm_b = (a * a).sum(axis=1), (b * b).sum(axis=1)
+    points, code = _distinct(np.round(train * scale))
+    queries, query_code = _distinct(np.round(query * scale))
+    size = np.bincount(code, minlength=len(points))
+    by_point = np.argsort(code, kind="stable")  # positions grouped by point, ascending
+    start = np.cumsum(size) - size
+    norm_a, norm_b = (points * points).sum(axis=1), (queries * queries).sum(axis=1)
+    n_q = len(queries)
     out = Neighbors(np.empty((n_q, k), np.int64), np.empty((n_q, k)), np.empty(n_q),
                     np.empty(n_q, np.int64), np.empty(n_q, np.int64), np.empty(n_q, np.int64))
-    cands = np.arange(n_train)
-    step = max(1, CELLS // max(n_train, 1))
+    step = max(1, CELLS // len(points))
     for s in range(0, n_q, step):
         rows = np.arange(s, min(s + step, n_q))
-        block = norm_b[rows, None] + norm_a[None, :] - 2.0 * (b[rows] @ a.T)
-        kth = block.max(axis=1) if k == n_train else np.partition(block, k - 1, axis=1)[:, k - 1]
-        _select(block, block, rows, cands, k, kth, out, None)
-    return out
+        block = norm_b[rows, None] + norm_a[None, :] - 2.0 * (queries[rows] @ points.T)
+        _select_points(block, k, size, start, by_point, out, rows)
+    fields = [np.asarray(field)[query_code] for field in
+              (out.index, out.distance, out.kth, out.n_below, out.n_at_kth, out.n_at_min)]
+    for field in fields:  # a remembered answer is shared: nobody may change it
+        field.flags.writeable = False
+    return Neighbors(*fields)
 
 
 class _ExactKNeighbors(BaseEstimator):

@@ -466,3 +466,47 @@ def test_membership_family_accepts_the_twins_a_population_has() -> None:
     assert not any("membership" in w for w in result.warnings)
     assert {f.measure for f in result.findings} == {"dcr membership inference",
                                                     "mc membership inference"}
+
+
+def _synthetic_side(frame: pd.DataFrame) -> dict:
+    rows = frame[frame["measure"] == "synthetic records copying a member"]
+    assert len(rows) == 1
+    return rows.iloc[0].to_dict()
+
+
+def test_a_small_release_of_member_records_is_flagged_on_the_synthetic_side():
+    """Five synthetic rows, each a member's record: five members of a thousand have a copy
+    (not a clear 1 in 100 on the members' side), but every released record is a member's."""
+    data = _population(1500, 11)
+    members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
+    five = members.sample(5, random_state=1).reset_index(drop=True)
+    frame = audit(members, {"five": five}, holdout=holdout, seed=1,
+                  families=("distance",)).to_frame()
+    exact = frame[frame["measure"] == "exact copies"].iloc[0]
+    assert exact["verdict"] == "not flagged"  # the members' side cannot see it
+    side = _synthetic_side(frame)
+    assert side["value"] == 100.0 and side["verdict"] == "disclosive"
+    assert "5 of 5 synthetic records are a member's record" in side["detail"]
+
+
+def test_synthetic_side_counts_against_a_record_by_record_reference_and_scales_the_chance():
+    """Categories only (record types repeat): a release drawn from the population, not from
+    the members, matches the four times larger members file more often than the holdout by
+    chance alone; scaled by the size ratio the chance rate is not exceeded."""
+    rng = np.random.default_rng(5)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.choice(list("abcdefgh"), n),
+                             "b": rng.choice(list("xyzw"), n), "c": rng.choice(list("pq"), n),
+                             "d": rng.choice(list("0123456789"), n)})
+    members, holdout, fresh = draw(2000), draw(500), draw(2000)
+    frame = audit(members, {"fresh": fresh}, holdout=holdout, seed=1, keys=["a", "b"],
+                  targets=["c", "d"], families=("distance",)).to_frame()
+    side = _synthetic_side(frame)
+    member_rows = set(map(tuple, members.to_numpy().tolist()))
+    holdout_rows = set(map(tuple, holdout.to_numpy().tolist()))
+    to_m = sum(tuple(r) in member_rows for r in fresh.to_numpy().tolist())
+    to_h = sum(tuple(r) in holdout_rows for r in fresh.to_numpy().tolist())
+    assert side["value"] == pytest.approx(100 * to_m / 2000)
+    assert side["holdout"] == pytest.approx(100 * min(1.0, 4 * to_h / 2000))
+    assert to_m / 2000 > to_h / 2000 + 0.05  # unscaled, chance alone would look like a leak
+    assert side["verdict"] == "not flagged"

@@ -39,6 +39,7 @@ from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import at_risk, caveats, defaults, display, sampling, verdicts
+from capkit.audit.copies import synthetic_side
 from capkit.audit.failures import Failure, describe, without_failing_targets
 from capkit.audit.findings import (
     Finding,
@@ -208,6 +209,8 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     on = sampled_text(samples)
     copies = None if holdout is not None else record_overlap(original[cols], synthetic[cols],
                                                               other_name=name)
+    side = None if holdout is None else synthetic_side(name, original[cols], synthetic[cols],
+                                                       holdout[cols], confidence)
     original = samples[0].take(original)
     holdout = None if holdout is None else samples[1].take(holdout)
     to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges,
@@ -242,7 +245,7 @@ def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                            compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
                                               warn=False), None,
                            detail=f"Gower distance <= {cut:.4g}, the holdout's 5% quantile{on}")
-    return [exact, near], gaps
+    return [exact, side, near], gaps
 
 
 def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,

@@ -36,9 +36,11 @@ def synthetic_side(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     to_holdout = record_overlap(holdout, synthetic, other_name=name)
     n_syn = to_members.n_other
     scale = max(1.0, len(original) / len(holdout))
-    chance = min(float(n_syn), scale * to_holdout.shared)
-    comparison = compare_to_control(to_members.shared, n_syn, chance, n_syn,
-                                    confidence=confidence, warn=False)
+    # the chance rate scale x shared / n_syn, with the uncertainty of n_syn / scale records
+    # (scaling a count scales its error: fewer effective records, a wider interval)
+    trials = n_syn / scale
+    comparison = compare_to_control(to_members.shared, n_syn, min(trials, to_holdout.shared),
+                                    trials, confidence=confidence, warn=False)
     return from_comparison(
         name, "copies", "synthetic records copying a member", "all columns", comparison, None,
         detail=f"{to_members.shared:,} of {n_syn:,} synthetic records are a member's record, "

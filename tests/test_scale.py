@@ -130,6 +130,21 @@ def test_progress_moves_in_blocks_and_counts_every_record(capsys) -> None:
     assert loud.distance.tobytes() == quiet.distance.tobytes()
 
 
+def test_singling_out_progress_moves_with_the_records_tried(capsys) -> None:
+    """On more than one batch of synthetic records the bar counts records (it used to count
+    passes, one on a report: a bar that never moved for minutes at a million records)."""
+    from capkit.attacks import singling_out
+
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({c: rng.integers(0, 30, 9000) for c in "abcd"})
+    quiet = singling_out(frame.iloc[:4500], frame.iloc[4500:], seed=1)
+    assert capsys.readouterr().err == ""
+    loud = singling_out(frame.iloc[:4500], frame.iloc[4500:], seed=1, progress=True)
+    err = capsys.readouterr().err
+    assert "singling out: records tried" in err and "4500/4500" in err
+    assert loud.queries.equals(quiet.queries) and loud.n_success == quiet.n_success
+
+
 def test_thread_count_does_not_change_distances(tmp_path) -> None:
     script = textwrap.dedent("""
         import sys

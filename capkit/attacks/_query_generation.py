@@ -110,7 +110,8 @@ def multivariate(vocab: Vocabulary, syn: FrameColumns, n_cols: int, n_attacks: i
     if n_attacks is None:
         passes = 1
     kept_rows, kept_ids, found, tried = [], [], 0, 0
-    bar = tqdm(total=passes, desc="singling-out passes", disable=not (progress and passes > 1))
+    bar = tqdm(total=passes * n, desc="singling out: records tried", unit="record",
+               disable=not (progress and (passes > 1 or n > BATCH)))
     for step in range(passes):
         start = 0
         while start < n:
@@ -125,6 +126,7 @@ def multivariate(vocab: Vocabulary, syn: FrameColumns, n_cols: int, n_attacks: i
                 chosen = rng.random((len(rows), p)).argsort(axis=1)[:, :n_cols]
             ids = vocab.ids(rows, chosen)
             single = np.flatnonzero(vocab.counts(ids, syn) == 1)
+            bar.update(len(rows))
             if n_attacks is not None:
                 single = single[:n_attacks - found]
             kept_rows.append(rows[single])
@@ -133,7 +135,6 @@ def multivariate(vocab: Vocabulary, syn: FrameColumns, n_cols: int, n_attacks: i
             if n_attacks is not None and found >= n_attacks:
                 bar.close()
                 return np.concatenate(kept_rows), np.concatenate(kept_ids)
-        bar.update()
     bar.close()
     if n_attacks is not None:
         tried = "every (record, column set) pair" if sets is not None else (

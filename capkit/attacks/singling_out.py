@@ -228,7 +228,7 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
     confidence
         Confidence level of the intervals.
     progress
-        Show a progress bar when several passes over the synthetic data are needed.
+        Show a progress bar of the synthetic records tried (on more than one batch of them).
 
     Returns
     -------

@@ -314,7 +314,7 @@ def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
 def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                 holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
                 family: str, samples: tuple[RecordSample, RecordSample | None],
-                keep: at_risk.Evidence | None = None) -> Finding:
+                keep: at_risk.Evidence | None = None, progress: bool = False) -> Finding:
     """Singling out (multivariate, every synthetic record) or linkability (keys | the rest).
     Past the pair budget (:mod:`capkit.audit.sampling`) linkability attacks the sampled members
     and holdout records; singling out always uses every record (a query must single out among
@@ -323,7 +323,7 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
     control = None if holdout is None else holdout[cols]
     if family == "singling out":
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
-                           confidence=confidence)
+                           confidence=confidence, progress=progress)
         detail = res.count_text
         if keep is not None:
             keep.queries = res.queries
@@ -333,7 +333,7 @@ def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
         members = samples[0].take(original)
         control = None if control is None else samples[1].take(control)
         res = linkability(members[cols], synthetic[cols], (keys, rest), control=control,
-                          seed=seed, confidence=confidence)
+                          seed=seed, confidence=confidence, progress=progress)
         detail = (f"{res.n_success:,.1f} of {res.n_attacks:,} members linked "
                   f"(expected over tie orders){sampled_text(samples)}")
         measure, base_name = "linkability (keys | other columns)", "random links"
@@ -457,7 +457,7 @@ def audit(original: pd.DataFrame,
                         confidence)
                 else:
                     found = [_anonymeter(which, original, named[which], holdout, keys_, seed,
-                                         confidence, family, samples, keep[which])]
+                                         confidence, family, samples, keep[which], progress)]
             except CapkitError as exc:  # judge the others; list this one with its error
                 if which == "all" and len(named) > 1:  # find the synthesis that fails
                     runs += [(n, {n: f}) for n, f in named.items()]

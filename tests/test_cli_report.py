@@ -79,8 +79,8 @@ def test_same_findings_every_format(files: dict[str, Path]) -> None:
                                                              "json")}
     assert all(r.exit_code == 0 for r in outputs.values())
     findings = json.loads(outputs["json"].output)["findings"]
-    assert [f["measure"] for f in findings] == ["exact copies", "synthetic records copying a member",
-                                                "near copies"]
+    assert [f["measure"] for f in findings] == [
+        "exact copies", "synthetic records copying a member", "near copies"]
     for fmt in ("text", "markdown", "html"):
         assert "near copies" in outputs[fmt].output and "disclosive" in outputs[fmt].output
         assert "C1" in outputs[fmt].output  # the rule is written down

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
 from capkit.attacks.gcap import majority, nearest_pools, pool_means
@@ -31,6 +31,17 @@ from capkit.attacks.grid import Grid
 from capkit.attacks.nearest_record import nearest_records
 from capkit.distance import dcr
 from capkit.errors import CapkitError
+
+_CONTROLLER: list[ThreadpoolController] = []
+
+
+def _one_blas_thread() -> object:
+    """A context in which BLAS runs on one thread (fits that do not depend on the thread
+    count). The libraries are looked up once per process: ``threadpool_limits`` reads them
+    again on every call, which cost more than a small fit."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def _training_cells(grid: Grid, train: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,7 +143,7 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
     x_query = features(spec, grid, cols, counts, query)
     if spec.sparse:
         x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+    with warnings.catch_warnings(), _one_blas_thread():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if weight is None:
             model.fit(x_train, y)

@@ -21,6 +21,7 @@ from capkit.audit import FAMILIES, Audit, at_risk, audit
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
+from capkit.data.io import read_table
 from capkit.plots.custodian import distance_distributions, findings_forest, verdict_grid
 from capkit.report import Picture, render
 from capkit.report.custodian import custodian_report
@@ -79,6 +80,18 @@ def pictures(result: Audit) -> list[Picture]:
 @click.option("--show-values", is_flag=True,
               help="Show the key values and disclosed target values of the records at risk "
                    "(default: rare key values and every target value masked).")
+@click.option("--weights", default=None, metavar="COLUMN",
+              help="A column of the original holding sampling weights: the expected "
+                   "re-identifications of the original's own exposure use them; the column is "
+                   "left out of every other measure.")
+@click.option("--no-exposure", is_flag=True,
+              help="Leave out the original's own exposure (k-anonymity, sample uniques, "
+                   "expected re-identifications, l-diversity on the keys).")
+@click.option("--sweep-size", type=int, default=2, show_default=True, metavar="K",
+              help="Keys per combination of the worst key combinations (the k-key sweep of "
+                   "DiSCO - Dorig over the report's keys).")
+@click.option("--no-sweep", is_flag=True,
+              help="Leave out the worst key combinations (the k-key sweep).")
 @opts.FORMAT
 @opts.OUTPUT
 @opts.NA_VALUES
@@ -87,7 +100,8 @@ def pictures(result: Audit) -> list[Picture]:
 @opts.QUIET
 def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
-           families: tuple[str, ...], records_path: Path | None, show_values: bool, fmt: str,
+           families: tuple[str, ...], records_path: Path | None, show_values: bool,
+           weights: str | None, no_exposure: bool, sweep_size: int, no_sweep: bool, fmt: str,
            output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
            quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
@@ -98,7 +112,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
     linkability, on every synthesis; with --holdout each compares the members with the
     holdout. Each finding gets a verdict (disclosive, review, not flagged) with the rule
     behind it and what to do. The records most exposed are listed (--records FILE writes
-    them all).
+    them all), with the original's own exposure on the keys and the worst combinations of
+    --sweep-size of the keys.
     """
     reached: list[str] = []
 
@@ -112,7 +127,10 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
                              all_columns=True, target_na_option=None,
-                             check_overlaps=False)
+                             check_overlaps=False, exclude=[weights] if weights else [])
+        weight = None if weights is None else read_table(
+            original, [weights], role="original", na_values=na_values.split(","),
+            sep=sep).frame[weights]
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(synthetic, inputs.synthetics, strict=True), start=1)}
@@ -122,7 +140,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                            families=list(families) if families else FAMILIES,
                            progress=not quiet, allow_disjoint_levels=allow_disjoint_levels,
                            numeric_targets=opts.split(numeric_targets, "--numeric-targets")
-                           or ())
+                           or (), weights=weight, original_exposure=not no_exposure,
+                           sweep_size=None if no_sweep else sweep_size)
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from capkit.audit import RULES, Audit, at_risk
+from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
 from capkit.audit.verdicts import worst
 from capkit.report.model import Picture, Report, Section, Table
@@ -150,15 +151,65 @@ def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dic
                    tables=tables), entries
 
 
+def _exposure_section(audit: Audit) -> Section | None:
+    """The original's own exposure on the report's keys (capkit.anonymity)."""
+    own = audit.exposure
+    if own is None:
+        return None
+    frame = own.shown()
+    return Section(
+        "The original's own exposure",
+        paragraphs=["What the original data expose on the report's keys before any synthesis "
+                    "(capkit.anonymity; docs/anonymity.md): k-anonymity (Sweeney 2002), the "
+                    "sample uniques, the expected number of re-identifications (Benedetti & "
+                    "Franconi's individual risk summed over the records, as sdcMicro's "
+                    "global_risk_ER) and each target's l-diversity (Machanavajjhala et al. "
+                    "2007). A synthesis cannot be judged safer than the original is exposed: "
+                    "these say how much there is to protect."],
+        items=list(own.notes),
+        tables=[Table("The original on the keys " + ", ".join(own.keys), frame, digits=2,
+                      index=False)])
+
+
+def _worst_section(audit: Audit) -> Section | None:
+    """The worst combinations of k of the report's keys (the k-key sweep)."""
+    worst = audit.worst_combinations
+    if worst is None:
+        return None
+    paragraphs = [
+        f"An intruder may know only some of the keys. For every combination of {worst.size} of "
+        "them and every target, DiSCO (the members' records whose target the synthesis gives "
+        "away on those keys) less Dorig (what the original itself gives away on them): NIST "
+        "SDNist's k-DiSCO, capkit.disclosure.sweep (docs/sweep-and-sdc.md). The worst "
+        f"{WORST_SHOWN} of each synthesis, in percent of the members; with a holdout, its "
+        "DiSCO and the members-vs-holdout risk are the control."]
+    if worst.skipped:
+        return Section("Worst key combinations", paragraphs=paragraphs,
+                       items=[f"not measured: {worst.skipped}"])
+    frame = worst.table.copy()
+    frame["identifying"] = frame["identifying"].map({True: "yes", False: "no"})
+    units = {c: "%" for c in ("DiSCO", "Dorig", "excess", "holdout DiSCO", "advantage",
+                              "risk", "risk low", "risk high") if c in frame.columns}
+    units["k"] = "count"
+    return Section("Worst key combinations", paragraphs=paragraphs, items=list(worst.notes),
+                   tables=[Table(f"The worst {worst.size}-key combinations per synthesis",
+                                 frame, digits=2, index=False, units=units,
+                                 note="excess = DiSCO - Dorig (points); identifying: every "
+                                      "member alone on these keys.")])
+
+
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],
                      inputs: list[str], show_values: bool = False,
                      pictures: list[Picture] | None = None) -> Report:
-    """The :class:`Report` of an audit: verdicts, findings per synthesis, the people at risk
+    """The :class:`Report` of an audit: verdicts, findings per synthesis, the original's own
+    exposure and the worst key combinations (when the audit measured them), the people at risk
     (key values and target values masked unless ``show_values``), rules, measures. The JSON
-    document lists the records shown under ``records_at_risk``; ``pictures`` (drawn by the
+    document lists the records shown under ``records_at_risk``, the exposure under
+    ``original_exposure`` and the sweep under ``worst_key_combinations``; ``pictures`` (drawn by the
     caller with :mod:`capkit.plots.custodian`) show in the html page only."""
     sections = [_verdict_section(audit)]
     sections += [_synthesis_section(audit, name) for name in audit.syntheses]
+    sections += [s for s in (_exposure_section(audit), _worst_section(audit)) if s is not None]
     entries: list[dict] = []
     if not audit.records_at_risk.empty:
         section, entries = _records_section(audit, show_values)
@@ -189,7 +240,18 @@ def custodian_report(audit: Audit, command: str, versions: dict[str, str],
     return Report(title="Disclosure risk report", command=command, versions=versions,
                   inputs=[*inputs, holdout] if inputs else [holdout], sections=sections,
                   findings=[f.to_dict() for f in audit.findings],
-                  extra={"records_at_risk": entries}, pictures=list(pictures or []))
+                  extra={"records_at_risk": entries, **_extra(audit)},
+                  pictures=list(pictures or []))
+
+
+def _extra(audit: Audit) -> dict[str, object]:
+    """The JSON document's entries for the original's exposure and the worst combinations."""
+    out: dict[str, object] = {}
+    if audit.exposure is not None:
+        out["original_exposure"] = audit.exposure.to_dict()
+    if audit.worst_combinations is not None:
+        out["worst_key_combinations"] = audit.worst_combinations.to_dict()
+    return out
 
 
 __all__ = ["TOP_RECORDS", "custodian_report"]

@@ -18,10 +18,12 @@ import matplotlib.pyplot as plt
 
 from capkit import plots
 from capkit.audit import FAMILIES, Audit, at_risk, audit
+from capkit.audit.compare import before_after
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
 from capkit.data.io import read_table
+from capkit.errors import CapkitError
 from capkit.plots.custodian import distance_distributions, findings_forest, verdict_grid
 from capkit.report import Picture, render
 from capkit.report.custodian import custodian_report
@@ -80,6 +82,11 @@ def pictures(result: Audit) -> list[Picture]:
 @click.option("--show-values", is_flag=True,
               help="Show the key values and disclosed target values of the records at risk "
                    "(default: rare key values and every target value masked).")
+@click.option("--compare-treated", "treated_path", type=click.Path(path_type=Path),
+              default=None, metavar="TREATED",
+              help="A treated version of the one SYNTHETIC file (e.g. written by capkit sdc): "
+                   "both are judged in one run and the report adds their findings side by "
+                   "side (before, after, change).")
 @click.option("--weights", default=None, metavar="COLUMN",
               help="A column of the original holding sampling weights: the expected "
                    "re-identifications of the original's own exposure use them; the column is "
@@ -101,7 +108,8 @@ def pictures(result: Audit) -> list[Picture]:
 def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
            families: tuple[str, ...], records_path: Path | None, show_values: bool,
-           weights: str | None, no_exposure: bool, sweep_size: int, no_sweep: bool, fmt: str,
+           treated_path: Path | None, weights: str | None, no_exposure: bool, sweep_size: int,
+           no_sweep: bool, fmt: str,
            output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
            quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
@@ -119,6 +127,11 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
 
     def body() -> None:
         original, synthetic = opts.original_and_synthetic(files)
+        if treated_path is not None:
+            if len(synthetic) != 1:
+                raise CapkitError(f"--compare-treated compares one SYNTHETIC file with its "
+                                  f"treated version; {len(synthetic)} synthetic files given")
+            synthetic = [*synthetic, treated_path]
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
         opts.check_output(output, "--output")
@@ -134,6 +147,9 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(synthetic, inputs.synthetics, strict=True), start=1)}
+        if treated_path is not None:
+            names = dict(zip([f"before: {synthetic[0].name}", f"after: {treated_path.name}"],
+                             names.values(), strict=True))
         with opts.measure_warnings(quiet) as found:
             result = audit(inputs.original, names, holdout=inputs.holdout, keys=key_list,
                            targets=target_list, seed=seed,
@@ -147,9 +163,11 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             for w in result.warnings:
                 click.echo(f"Warning: {w}", err=True)
         drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
+        pair = None if treated_path is None else (
+            *result.syntheses, before_after(result, *result.syntheses))
         text = render(custodian_report(result, opts.command_line(), opts.versions(),
                                        [*inputs.lines, *inputs.remarks()], show_values,
-                                       drawn), fmt)
+                                       drawn, pair), fmt)
         opts.emit(text, output)
         if records_path is not None:
             at_risk.masked(result.records_at_risk, result.keys, show=show_values).to_csv(

@@ -24,9 +24,15 @@ from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
 from capkit.data.io import read_table
 from capkit.errors import CapkitError
-from capkit.plots.custodian import distance_distributions, findings_forest, verdict_grid
+from capkit.plots.custodian import (
+    distance_distributions,
+    findings_forest,
+    records_at_risk_grid,
+    verdict_grid,
+)
+from capkit.plots.sweep import key_target_heatmap
 from capkit.report import Picture, render
-from capkit.report.custodian import custodian_report
+from capkit.report.custodian import TOP_RECORDS, custodian_report
 
 #: Exit status when a --fail-on level was reached.
 FAIL_STATUS = 2
@@ -34,7 +40,8 @@ FAIL_STATUS = 2
 
 def pictures(result: Audit) -> list[Picture]:
     """The html page's pictures of an audit: the forest plot of every finding's risk, the
-    verdict grid and (when the distance family ran) the distances to closest record."""
+    verdict grid, (when the distance family ran) the distances to closest record, the records
+    at risk and (when the sweep ran) the key x target heatmap of each synthesis."""
     drawn = []
     if any(f.risk is not None for f in result.findings):
         drawn.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "
@@ -49,6 +56,20 @@ def pictures(result: Audit) -> list[Picture]:
                       "to the closest synthetic record, in % of each group; dotted: the "
                       "near-copy threshold (the holdout's 5% quantile).",
                       distance_distributions(result.distances)))
+    table = result.records_at_risk
+    if not table.empty and (table["score"] > 0).any():
+        drawn.append((f"The {TOP_RECORDS} members most exposed by each synthesis (rows, by "
+                      "rank) and the measures flagging them (columns): each flagged cell names "
+                      "its flag and is coloured by its weight in the score (vermillion 5, "
+                      "orange 3, blue 2, grey 1); the score at the right. Row numbers only, no "
+                      "values.", records_at_risk_grid(table, TOP_RECORDS)))
+    worst = result.worst_combinations
+    for name, matrix in ({} if worst is None else worst.matrices).items():
+        drawn.append((f"{name}: DiSCO - Dorig (percentage points) of each key (rows) and target "
+                      f"(columns), the mean over the {worst.size}-key combinations containing "
+                      "the key (SDNist's k-DiSCO heatmap); red: the synthesis discloses more "
+                      "than the original on those keys, blue: less; each cell written.",
+                      key_target_heatmap(matrix, title=name)))
     out = []
     for caption, fig in drawn:
         out.append(Picture(caption, plots.svg_bytes(fig)))

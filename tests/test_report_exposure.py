@@ -213,6 +213,9 @@ def test_audit_options_and_inputs_unchanged(frames) -> None:
     off = audit(frames["members"], {"boot": syn}, keys=KEYS, targets=TARGETS,
                 families=["synthpop measures"], original_exposure=False, sweep_size=None)
     assert off.exposure is None and off.worst_combinations is None
+    other = audit(frames["members"], {"boot": syn}, keys=KEYS, targets=TARGETS,
+                  families=["distance"])  # they go with the synthpop measures' counts
+    assert other.exposure is None and other.worst_combinations is None
     with pytest.raises(CapkitError, match="weights column 'nope'"):
         audit(frames["members"], {"boot": syn}, weights="nope", families=["synthpop measures"])
     bad = frames["members"].assign(w=-1.0)

@@ -390,7 +390,8 @@ def audit(original: pd.DataFrame,
     original_exposure, sweep_size
         The original's own exposure (:func:`capkit.audit.exposure.original_exposure`) and the
         sweep of every ``sweep_size``-key combination of the keys
-        (:func:`capkit.audit.exposure.worst_combinations`); False / None: not measured.
+        (:func:`capkit.audit.exposure.worst_combinations`); False / None: not measured (nor
+        when ``families`` leaves out the synthpop measures, the counts they go with).
 
     Returns
     -------
@@ -506,9 +507,10 @@ def audit(original: pd.DataFrame,
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
+    synthpop = "synthpop measures" in families  # the exposure and sweep go with its counts
     own, worst = exposure.both(original, named, holdout, keys_, targets_, choice.groups, weight,
-                               original_exposure, sweep_size, confidence,
-                               allow_disjoint_levels, timings)
+                               original_exposure and synthpop, sweep_size if synthpop else None,
+                               confidence, allow_disjoint_levels, timings)
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
                  exposed, at_risk.distances(evidence), own, worst)

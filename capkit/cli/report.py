@@ -114,12 +114,14 @@ def pictures(result: Audit) -> list[Picture]:
                    "left out of every other measure.")
 @click.option("--no-exposure", is_flag=True,
               help="Leave out the original's own exposure (k-anonymity, sample uniques, "
-                   "expected re-identifications, l-diversity on the keys).")
+                   "expected re-identifications, l-diversity on the keys; measured with the "
+                   "synthpop measures family).")
 @click.option("--sweep-size", type=int, default=2, show_default=True, metavar="K",
               help="Keys per combination of the worst key combinations (the k-key sweep of "
                    "DiSCO - Dorig over the report's keys).")
 @click.option("--no-sweep", is_flag=True,
-              help="Leave out the worst key combinations (the k-key sweep).")
+              help="Leave out the worst key combinations (the k-key sweep; measured with the "
+                   "synthpop measures family).")
 @opts.FORMAT
 @opts.OUTPUT
 @opts.NA_VALUES

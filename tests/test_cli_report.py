@@ -336,7 +336,8 @@ document.body.setAttribute("data-svgs", [...document.querySelectorAll("figure.pi
 @pytest.mark.skipif(not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)),
                     reason=f"headless Chromium not found at {CHROMIUM}")
 def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
-    """The page with its pictures (forest plot, verdict grid, distances) at 1280 px: no
+    """The page with its pictures (forest plot, verdict grid, distances, records at risk, a
+    key x target heatmap per synthesis) at 1280 px: no
     horizontal overflow, every picture inside the page and drawn at a readable size, and the
     screenshot shows the disclosive verdict's colour."""
     import re
@@ -349,7 +350,7 @@ def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
                   str(page))
     assert result.exit_code == 0, result.output
     html = page.read_text()
-    assert html.count('<figure class="picture">') == 3
+    assert html.count('<figure class="picture">') == 6
     measured = tmp_path / "measured.html"
     measured.write_text(html.replace("</body>", _MEASURE + "\n</body>"))
     profile = tmp_path / "profile"
@@ -366,7 +367,7 @@ def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
              re.search(r'data-svgs="([^"]*)"', dom.stdout).group(1).split()]
     assert 1200 <= client <= 1280
     assert overflow <= 0, f"the page is {overflow} px wider than the window"
-    assert len(boxes) == 3
+    assert len(boxes) == 6
     for left, right, width, height in boxes:
         assert left >= 0 and right <= client
         assert width >= 300 and height >= 80  # drawn, not collapsed

@@ -68,8 +68,9 @@ def drawn(result: Audit) -> list:
 
 
 def test_figures_byte_identical_on_rerun(result: Audit, drawn: list, tmp_path: Path) -> None:
-    again = pictures(result)  # forest plot, verdict grid, distances drawn a second time
-    assert [p.caption for p in again] == [p.caption for p in drawn] and len(drawn) == 3
+    again = pictures(result)  # forest plot, verdict grid, distances, records at risk and the
+    # key x target heatmap of each synthesis drawn a second time
+    assert [p.caption for p in again] == [p.caption for p in drawn] and len(drawn) == 6
     for first, second in zip(drawn, again, strict=True):
         assert first.svg == second.svg, first.caption
         assert first.svg.lstrip().startswith(b"<?xml") and b"<svg" in first.svg
@@ -153,7 +154,8 @@ def test_html_has_the_svgs_other_formats_unchanged(frames: dict[str, pd.DataFram
                                                               "markdown")}
     assert all(r.exit_code == 0 for r in out.values()), out["html"].output
     html = out["html"].output
-    assert html.count("<svg") == 3 and html.count("</svg>") == 3
+    # forest, grid, distances, records at risk, the key x target heatmap
+    assert html.count("<svg") == 5 and html.count("</svg>") == 5
     assert '<section class="pictures">' in html
     assert "<?xml" not in html and "<!DOCTYPE svg" not in html  # inline, not a file
     assert not re.search(r"(src|href)=\"https?:", html)  # no network

@@ -38,7 +38,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.attacks import baseline_table, linkability, singling_out
-from capkit.audit import at_risk, caveats, defaults, display, sampling, verdicts
+from capkit.audit import at_risk, caveats, defaults, display, exposure, sampling, verdicts
 from capkit.audit.copies import synthetic_side
 from capkit.audit.failures import Failure, describe, without_failing_targets
 from capkit.audit.findings import (
@@ -122,6 +122,10 @@ class Audit:
     #: Synthesis -> the distances to closest record of members and holdout and the near-copy
     #: threshold, as the distance family measured them (absent when it did not run).
     distances: dict[str, at_risk.Distances] = field(default_factory=dict)
+    #: The original's own exposure on the keys (None when not asked).
+    exposure: exposure.Exposure | None = None
+    #: The worst combinations of k of the keys, per synthesis (None when not asked).
+    worst_combinations: exposure.WorstCombinations | None = None
 
     def __repr__(self) -> str:
         return display.short_repr(self)
@@ -348,7 +352,8 @@ def audit(original: pd.DataFrame,
           targets: Sequence[str] | None = None, seed: int = 0, confidence: float = 0.95,
           families: Sequence[str] = FAMILIES, progress: bool = False,
           allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = (),
-          pair_budget: int | None = sampling.PAIR_BUDGET) -> Audit:
+          pair_budget: int | None = sampling.PAIR_BUDGET, weights: str | pd.Series | None = None,
+          original_exposure: bool = True, sweep_size: int | None = 2) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -381,6 +386,15 @@ def audit(original: pd.DataFrame,
         attacks, linkability and membership inference score a seeded sample of the members and
         of the holdout, said in the findings and the notes (:mod:`capkit.audit.sampling`).
         None: every record, however long it takes.
+    weights
+        Sampling weights of the original's records for the expected re-identifications: a
+        column of the original (left out of every other measure, and of the syntheses) or a
+        Series, one weight per record in the original's order.
+    original_exposure, sweep_size
+        The original's own exposure (:func:`capkit.audit.exposure.original_exposure`) and the
+        sweep of every ``sweep_size``-key combination of the keys
+        (:func:`capkit.audit.exposure.worst_combinations`); False / None: not measured (nor
+        when ``families`` leaves out the synthpop measures, the counts they go with).
 
     Returns
     -------
@@ -392,6 +406,9 @@ def audit(original: pd.DataFrame,
         Bad frames, missing columns, an unknown family, and the errors of each measure.
     """
     named = _syntheses(synthetic)
+    original, (holdout, *frames), weight = exposure.split_weights(
+        original, [holdout, *named.values()], weights)
+    named = dict(zip(named, frames, strict=True))
     _check_frames(original, named, holdout)
     warns: list[str] = []
     if holdout is not None:  # one check for every command (capkit.data.overlap)
@@ -493,9 +510,13 @@ def audit(original: pd.DataFrame,
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
+    synthpop = "synthpop measures" in families  # the exposure and sweep go with its counts
+    own, worst = exposure.both(original, named, holdout, keys_, targets_, choice.groups, weight,
+                               original_exposure and synthpop, sweep_size if synthpop else None,
+                               confidence, allow_disjoint_levels, timings)
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
-                 exposed, at_risk.distances(evidence))
+                 exposed, at_risk.distances(evidence), own, worst)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

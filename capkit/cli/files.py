@@ -181,8 +181,12 @@ def load_inputs(
     all_columns: bool = False,
     extra_columns: Sequence[str] = (),
     check_overlaps: bool = True,
+    exclude: Sequence[str] = (),
 ) -> Inputs:
     """Read, check and align the files of a command (docs/own-data.md, "When the files disagree").
+
+    ``exclude``: columns of the original left unread with ``all_columns`` (a column of sampling
+    weights that ``capkit report --weights`` reads on its own).
 
     ``holdout``: a file of records not used for the synthesis, read and aligned like the
     synthetic files (``Inputs.holdout``). ``all_columns``: read and align every column of the
@@ -223,7 +227,7 @@ def load_inputs(
     extra = [c for c in dict.fromkeys(extra_columns) if c not in {*keys, *targets}]
     needed = keys + targets + extra
     if all_columns:
-        needed += [c for c in orig_header if c not in needed]
+        needed += [c for c in orig_header if c not in needed and c not in exclude]
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
     # an identifier of the original that the synthetic files lack: synthesisers drop it

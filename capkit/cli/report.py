@@ -18,12 +18,21 @@ import matplotlib.pyplot as plt
 
 from capkit import plots
 from capkit.audit import FAMILIES, Audit, at_risk, audit
+from capkit.audit.compare import before_after
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
-from capkit.plots.custodian import distance_distributions, findings_forest, verdict_grid
+from capkit.data.io import read_table
+from capkit.errors import CapkitError
+from capkit.plots.custodian import (
+    distance_distributions,
+    findings_forest,
+    records_at_risk_grid,
+    verdict_grid,
+)
+from capkit.plots.sweep import key_target_heatmap
 from capkit.report import Picture, render
-from capkit.report.custodian import custodian_report
+from capkit.report.custodian import TOP_RECORDS, custodian_report
 
 #: Exit status when a --fail-on level was reached.
 FAIL_STATUS = 2
@@ -31,7 +40,8 @@ FAIL_STATUS = 2
 
 def pictures(result: Audit) -> list[Picture]:
     """The html page's pictures of an audit: the forest plot of every finding's risk, the
-    verdict grid and (when the distance family ran) the distances to closest record."""
+    verdict grid, (when the distance family ran) the distances to closest record, the records
+    at risk and (when the sweep ran) the key x target heatmap of each synthesis."""
     drawn = []
     if any(f.risk is not None for f in result.findings):
         drawn.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "
@@ -46,6 +56,20 @@ def pictures(result: Audit) -> list[Picture]:
                       "to the closest synthetic record, in % of each group; dotted: the "
                       "near-copy threshold (the holdout's 5% quantile).",
                       distance_distributions(result.distances)))
+    table = result.records_at_risk
+    if not table.empty and (table["score"] > 0).any():
+        drawn.append((f"The {TOP_RECORDS} members most exposed by each synthesis (rows, by "
+                      "rank) and the measures flagging them (columns): each flagged cell names "
+                      "its flag and is coloured by its weight in the score (vermillion 5, "
+                      "orange 3, blue 2, grey 1); the score at the right. Row numbers only, no "
+                      "values.", records_at_risk_grid(table, TOP_RECORDS)))
+    worst = result.worst_combinations
+    for name, matrix in ({} if worst is None else worst.matrices).items():
+        drawn.append((f"{name}: DiSCO - Dorig (percentage points) of each key (rows) and target "
+                      f"(columns), the mean over the {worst.size}-key combinations containing "
+                      "the key (SDNist's k-DiSCO heatmap); red: the synthesis discloses more "
+                      "than the original on those keys, blue: less; each cell written.",
+                      key_target_heatmap(matrix, title=name)))
     out = []
     for caption, fig in drawn:
         out.append(Picture(caption, plots.svg_bytes(fig)))
@@ -79,6 +103,25 @@ def pictures(result: Audit) -> list[Picture]:
 @click.option("--show-values", is_flag=True,
               help="Show the key values and disclosed target values of the records at risk "
                    "(default: rare key values and every target value masked).")
+@click.option("--compare-treated", "treated_path", type=click.Path(path_type=Path),
+              default=None, metavar="TREATED",
+              help="A treated version of the one SYNTHETIC file (e.g. written by capkit sdc): "
+                   "both are judged in one run and the report adds their findings side by "
+                   "side (before, after, change).")
+@click.option("--weights", default=None, metavar="COLUMN",
+              help="A column of the original holding sampling weights: the expected "
+                   "re-identifications of the original's own exposure use them; the column is "
+                   "left out of every other measure.")
+@click.option("--no-exposure", is_flag=True,
+              help="Leave out the original's own exposure (k-anonymity, sample uniques, "
+                   "expected re-identifications, l-diversity on the keys; measured with the "
+                   "synthpop measures family).")
+@click.option("--sweep-size", type=int, default=2, show_default=True, metavar="K",
+              help="Keys per combination of the worst key combinations (the k-key sweep of "
+                   "DiSCO - Dorig over the report's keys).")
+@click.option("--no-sweep", is_flag=True,
+              help="Leave out the worst key combinations (the k-key sweep; measured with the "
+                   "synthpop measures family).")
 @opts.FORMAT
 @opts.OUTPUT
 @opts.NA_VALUES
@@ -87,7 +130,9 @@ def pictures(result: Audit) -> list[Picture]:
 @opts.QUIET
 def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
-           families: tuple[str, ...], records_path: Path | None, show_values: bool, fmt: str,
+           families: tuple[str, ...], records_path: Path | None, show_values: bool,
+           treated_path: Path | None, weights: str | None, no_exposure: bool, sweep_size: int,
+           no_sweep: bool, fmt: str,
            output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
            quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
@@ -98,12 +143,18 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
     linkability, on every synthesis; with --holdout each compares the members with the
     holdout. Each finding gets a verdict (disclosive, review, not flagged) with the rule
     behind it and what to do. The records most exposed are listed (--records FILE writes
-    them all).
+    them all), with the original's own exposure on the keys and the worst combinations of
+    --sweep-size of the keys.
     """
     reached: list[str] = []
 
     def body() -> None:
         original, synthetic = opts.original_and_synthetic(files)
+        if treated_path is not None:
+            if len(synthetic) != 1:
+                raise CapkitError(f"--compare-treated compares one SYNTHETIC file with its "
+                                  f"treated version; {len(synthetic)} synthetic files given")
+            synthetic = [*synthetic, treated_path]
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
         opts.check_output(output, "--output")
@@ -112,25 +163,34 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
                              all_columns=True, target_na_option=None,
-                             check_overlaps=False)
+                             check_overlaps=False, exclude=[weights] if weights else [])
+        weight = None if weights is None else read_table(
+            original, [weights], role="original", na_values=na_values.split(","),
+            sep=sep).frame[weights]
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(synthetic, inputs.synthetics, strict=True), start=1)}
+        if treated_path is not None:
+            names = dict(zip([f"before: {synthetic[0].name}", f"after: {treated_path.name}"],
+                             names.values(), strict=True))
         with opts.measure_warnings(quiet) as found:
             result = audit(inputs.original, names, holdout=inputs.holdout, keys=key_list,
                            targets=target_list, seed=seed,
                            families=list(families) if families else FAMILIES,
                            progress=not quiet, allow_disjoint_levels=allow_disjoint_levels,
                            numeric_targets=opts.split(numeric_targets, "--numeric-targets")
-                           or ())
+                           or (), weights=weight, original_exposure=not no_exposure,
+                           sweep_size=None if no_sweep else sweep_size)
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:
                 click.echo(f"Warning: {w}", err=True)
         drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
+        pair = None if treated_path is None else (
+            *result.syntheses, before_after(result, *result.syntheses))
         text = render(custodian_report(result, opts.command_line(), opts.versions(),
                                        [*inputs.lines, *inputs.remarks()], show_values,
-                                       drawn), fmt)
+                                       drawn, pair), fmt)
         opts.emit(text, output)
         if records_path is not None:
             at_risk.masked(result.records_at_risk, result.keys, show=show_values).to_csv(

@@ -1,6 +1,7 @@
 """Figures of the custodian's report (:func:`capkit.audit.audit`): every finding's risk with its
-interval (a forest plot), the worst verdict per synthesis and family (the verdict grid), and the
-distances to closest record of members and holdout with the near-copy threshold.
+interval (a forest plot), the worst verdict per synthesis and family (the verdict grid), the
+distances to closest record of members and holdout with the near-copy threshold, and the
+records at risk (the most exposed members and the measures flagging each).
 
 They draw results the audit already holds (its findings, :attr:`capkit.audit.Audit.distances`);
 nothing is measured again. Verdicts are coloured (Okabe & Ito's colour-blind-safe palette) and
@@ -17,18 +18,26 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from capkit.audit.at_risk import Distances
+from capkit.audit.at_risk import FLAGS, WEIGHTS, Distances
 from capkit.audit.findings import Finding
 from capkit.audit.verdicts import LEVELS
 from capkit.errors import CapkitError
 
-__all__ = ["MARKERS", "VERDICT_COLOURS", "distance_distributions", "findings_forest",
-           "verdict_grid"]
+__all__ = ["FLAG_COLOURS", "FLAG_LABELS", "MARKERS", "VERDICT_COLOURS",
+           "distance_distributions", "findings_forest", "records_at_risk_grid", "verdict_grid"]
 
 #: Verdict -> colour (Okabe & Ito: vermillion, orange, blue).
 VERDICT_COLOURS = {"disclosive": "#D55E00", "review": "#E69F00", "not flagged": "#0072B2"}
 #: Verdict -> marker of the forest plot (square, triangle, circle): readable in grey.
 MARKERS = {"disclosive": "s", "review": "^", "not flagged": "o"}
+
+#: Weight of a flag in the score -> the colour of its cell (Okabe & Ito: the heaviest
+#: vermillion, then orange, sky blue, grey).
+FLAG_COLOURS = {5.0: "#D55E00", 3.0: "#E69F00", 2.0: "#56B4E9", 1.0: "#BBBBBB"}
+#: The word written in a flagged cell (so the grid reads without colour).
+FLAG_LABELS = {"exact copy": "copy", "near copy": "near", "replicated unique": "repU",
+               "DiSCO": "DiSCO", "attack": "attack", "singled out": "single",
+               "sample unique": "unique"}
 
 _NEEDED = ["synthesis", "family", "measure", "subject", "risk", "risk_low", "risk_high",
            "verdict"]
@@ -231,5 +240,69 @@ def distance_distributions(distances: Mapping[str, Distances], *, bins: int = 40
     axes[-1, 0].set_xlabel("Gower distance to the closest synthetic record (0-1)")
     if title:
         fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def records_at_risk_grid(table: pd.DataFrame, n: int = 10, *, title: str | None = None
+                         ) -> Figure:
+    """The ``n`` most exposed members of each synthesis and the measures flagging each.
+
+    Parameters
+    ----------
+    table
+        ``Audit.records_at_risk`` (:func:`capkit.audit.at_risk.records_at_risk`): one row per
+        member and synthesis with the flags, ``score`` and ``rank``.
+    n
+        Members shown per synthesis (those with a score above 0, by rank).
+    title
+        Figure title.
+
+    Returns
+    -------
+    Figure
+        One row per member (``synthesis | row r``, rank 1 first), one column per flag: a
+        flagged cell is coloured by the flag's weight in the score (:data:`FLAG_COLOURS`) and
+        says which flag in words (:data:`FLAG_LABELS`), so the grid reads in grey; the score is
+        written at the right. No key or target value is shown.
+    """
+    needed = ["synthesis", "row", "score", "rank", *FLAGS]
+    if not isinstance(table, pd.DataFrame) or any(c not in table.columns for c in needed):
+        raise CapkitError("table must be Audit.records_at_risk (columns synthesis, row, score, "
+                          "rank and the flags)")
+    if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 1:
+        raise CapkitError(f"n must be a positive integer, got {n!r}")
+    order = {v: j for j, v in enumerate(pd.unique(table["synthesis"]))}
+    chosen = table[(table["score"] > 0) & (table["rank"] <= n)]
+    if chosen.empty:
+        raise CapkitError("no member is flagged by any measure: nothing to draw")
+    chosen = chosen.iloc[np.lexsort((chosen["rank"].to_numpy(),
+                                     chosen["synthesis"].map(order).to_numpy()))]
+    flags = chosen[list(FLAGS)].to_numpy(dtype=bool)
+    labels = [f"{s} | row {r}" for s, r in zip(chosen["synthesis"], chosen["row"], strict=True)]
+    n_rows = len(chosen)
+    fig, ax = plt.subplots(figsize=(8.0, 1.1 + 0.24 * n_rows))
+    for j, flag in enumerate(FLAGS):  # one patch per cell of a small grid
+        for i in np.flatnonzero(flags[:, j]):
+            ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=FLAG_COLOURS[WEIGHTS[flag]],
+                                       edgecolor="#ffffff", linewidth=1.5))
+            ax.text(j + 0.5, i + 0.5, FLAG_LABELS[flag], ha="center", va="center", fontsize=7,
+                    color="#ffffff" if WEIGHTS[flag] >= 5 else "#000000")
+    for i, score in enumerate(chosen["score"].to_numpy(dtype=float)):
+        ax.text(len(FLAGS) + 0.15, i + 0.5, f"{score:g}", ha="left", va="center", fontsize=7)
+    ax.text(len(FLAGS) + 0.15, -0.3, "score", ha="left", va="bottom", fontsize=7)
+    ax.set_xlim(0, len(FLAGS) + 0.9)
+    ax.set_ylim(n_rows, 0)
+    ax.set_xticks(np.arange(len(FLAGS)) + 0.5, list(FLAGS), fontsize=7, rotation=20,
+                  ha="right")
+    ax.set_yticks(np.arange(n_rows) + 0.5, labels, fontsize=7)
+    ax.tick_params(length=0)
+    ax.set_xticks(np.arange(len(FLAGS) + 1), minor=True)
+    ax.set_yticks(np.arange(n_rows + 1), minor=True)
+    ax.grid(which="minor", color="#dddddd", linewidth=0.5)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if title:
+        ax.set_title(title)
     fig.tight_layout()
     return fig

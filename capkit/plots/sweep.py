@@ -46,7 +46,7 @@ def key_target_heatmap(matrix: pd.DataFrame, *, title: str | None = None,
     bound = float(np.max(np.abs(finite))) if finite.size else 1.0
     bound = bound if bound > 0 else 1.0
     n_rows, n_cols = values.shape
-    fig, ax = plt.subplots(figsize=(1.0 + 0.75 * n_cols, 1.2 + 0.45 * n_rows))
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.0 + 0.75 * n_cols), max(2.5, 1.2 + 0.45 * n_rows)))
     cmap = plt.get_cmap("RdBu_r").with_extremes(bad="0.85")
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-bound, vmax=bound,
                       aspect="auto")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from capkit.audit import RULES, Audit, at_risk
+from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
 from capkit.audit.verdicts import worst
 from capkit.report.model import Picture, Report, Section, Table
@@ -150,15 +151,103 @@ def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dic
                    tables=tables), entries
 
 
+def _exposure_section(audit: Audit) -> Section | None:
+    """The original's own exposure on the report's keys (capkit.anonymity)."""
+    own = audit.exposure
+    if own is None:
+        return None
+    frame = own.shown()
+    return Section(
+        "The original's own exposure",
+        paragraphs=["What the original data expose on the report's keys before any synthesis "
+                    "(capkit.anonymity; docs/anonymity.md): k-anonymity (Sweeney 2002), the "
+                    "sample uniques, the expected number of re-identifications (Benedetti & "
+                    "Franconi's individual risk summed over the records, as sdcMicro's "
+                    "global_risk_ER) and each target's l-diversity (Machanavajjhala et al. "
+                    "2007). A synthesis cannot be judged safer than the original is exposed: "
+                    "these say how much there is to protect."],
+        items=list(own.notes),
+        tables=[Table("The original on the keys " + ", ".join(own.keys), frame, digits=2,
+                      index=False)])
+
+
+def _worst_section(audit: Audit) -> Section | None:
+    """The worst combinations of k of the report's keys (the k-key sweep)."""
+    worst = audit.worst_combinations
+    if worst is None:
+        return None
+    paragraphs = [
+        f"An intruder may know only some of the keys. For every combination of {worst.size} of "
+        "them and every target, DiSCO (the members' records whose target the synthesis gives "
+        "away on those keys) less Dorig (what the original itself gives away on them): NIST "
+        "SDNist's k-DiSCO, capkit.disclosure.sweep (docs/sweep-and-sdc.md). The worst "
+        f"{WORST_SHOWN} of each synthesis, in percent of the members; with a holdout, its "
+        "DiSCO and the members-vs-holdout risk are the control."]
+    if worst.skipped:
+        return Section("Worst key combinations", paragraphs=paragraphs,
+                       items=[f"not measured: {worst.skipped}"])
+    frame = worst.table.copy()
+    frame["identifying"] = frame["identifying"].map({True: "yes", False: "no"})
+    units = {c: "%" for c in ("DiSCO", "Dorig", "excess", "holdout DiSCO", "advantage",
+                              "risk", "risk low", "risk high") if c in frame.columns}
+    units["k"] = "count"
+    return Section("Worst key combinations", paragraphs=paragraphs, items=list(worst.notes),
+                   tables=[Table(f"The worst {worst.size}-key combinations per synthesis",
+                                 frame, digits=2, index=False, units=units,
+                                 note="excess = DiSCO - Dorig (points); identifying: every "
+                                      "member alone on these keys.")])
+
+
+def _before_after_section(table: pd.DataFrame, before: str, after: str) -> Section:
+    """The findings before and after a treatment, one row each (capkit.audit.compare)."""
+    names = pd.Series([f"{f}: {m} ({s})" for f, m, s in
+                       zip(table["family"], table["measure"], table["subject"], strict=True)])
+    frame = pd.DataFrame({
+        "finding": names.to_numpy(), "unit": table["unit"].to_numpy(),
+        "before": table["before"].to_numpy(dtype=float),
+        "after": table["after"].to_numpy(dtype=float),
+        "change": table["change"].to_numpy(dtype=float),
+        "holdout before": table["holdout before"].to_numpy(dtype=float),
+        "holdout after": table["holdout after"].to_numpy(dtype=float),
+        "verdict": [f"{b} -> {a}" for b, a in zip(table["verdict before"],
+                                                  table["verdict after"], strict=True)],
+        "worse": [", ".join(w for w, on in (("WORSE", a), ("MORE SEVERE", b)) if on)
+                  for a, b in zip(table["worse"], table["more severe"], strict=True)]})
+    worse, severer = table["worse"].to_numpy(), table["more severe"].to_numpy()
+    items = [f"worse after the treatment (the members' value): {', '.join(names[worse])}"
+             if worse.any() else "no finding's value is worse after the treatment"]
+    if severer.any():
+        items.append(f"verdict more severe after the treatment: {', '.join(names[severer])} "
+                     "(the holdout's value fell more than the members': what the removed "
+                     "records told about anyone went with them)")
+    return Section(
+        "Before and after the treatment",
+        paragraphs=[f"The findings of {before} (before) and of {after} (after the treatment), "
+                    "judged in one run with the same keys, targets, holdout and rules. change ="
+                    " after - before of the members' value, in the finding's unit; WORSE: the "
+                    "value moved towards more disclosure (down, for the median distance to the "
+                    "closest record); MORE SEVERE: the verdict did."],
+        items=items, tables=[Table("Before and after", frame, digits=2, index=False)])
+
+
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],
                      inputs: list[str], show_values: bool = False,
-                     pictures: list[Picture] | None = None) -> Report:
-    """The :class:`Report` of an audit: verdicts, findings per synthesis, the people at risk
+                     pictures: list[Picture] | None = None,
+                     before_after: tuple[str, str, pd.DataFrame] | None = None) -> Report:
+    """The :class:`Report` of an audit: verdicts, findings per synthesis, the original's own
+    exposure and the worst key combinations (when the audit measured them), the people at risk
     (key values and target values masked unless ``show_values``), rules, measures. The JSON
-    document lists the records shown under ``records_at_risk``; ``pictures`` (drawn by the
-    caller with :mod:`capkit.plots.custodian`) show in the html page only."""
+    document lists the records shown under ``records_at_risk``, the exposure under
+    ``original_exposure`` and the sweep under ``worst_key_combinations``; ``pictures`` (drawn by the
+    caller with :mod:`capkit.plots.custodian`) show in the html page only. ``before_after``
+    (the names of a synthesis and its treated version, and
+    :func:`capkit.audit.compare.before_after`'s table) adds their findings side by side after
+    the verdicts, and under ``before_after`` in the JSON document."""
     sections = [_verdict_section(audit)]
+    if before_after is not None:
+        sections.append(_before_after_section(before_after[2], *before_after[:2]))
     sections += [_synthesis_section(audit, name) for name in audit.syntheses]
+    sections += [s for s in (_exposure_section(audit), _worst_section(audit)) if s is not None]
     entries: list[dict] = []
     if not audit.records_at_risk.empty:
         section, entries = _records_section(audit, show_values)
@@ -189,7 +278,23 @@ def custodian_report(audit: Audit, command: str, versions: dict[str, str],
     return Report(title="Disclosure risk report", command=command, versions=versions,
                   inputs=[*inputs, holdout] if inputs else [holdout], sections=sections,
                   findings=[f.to_dict() for f in audit.findings],
-                  extra={"records_at_risk": entries}, pictures=list(pictures or []))
+                  extra={"records_at_risk": entries, **_extra(audit, before_after)},
+                  pictures=list(pictures or []))
+
+
+def _extra(audit: Audit, before_after: tuple[str, str, pd.DataFrame] | None
+           ) -> dict[str, object]:
+    """The JSON document's entries for the original's exposure, the worst combinations and
+    the findings before and after a treatment."""
+    out: dict[str, object] = {}
+    if before_after is not None:
+        out["before_after"] = {"before": before_after[0], "after": before_after[1],
+                               "findings": before_after[2].to_dict("records")}
+    if audit.exposure is not None:
+        out["original_exposure"] = audit.exposure.to_dict()
+    if audit.worst_combinations is not None:
+        out["worst_key_combinations"] = audit.worst_combinations.to_dict()
+    return out
 
 
 __all__ = ["TOP_RECORDS", "custodian_report"]

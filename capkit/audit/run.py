@@ -18,7 +18,8 @@ holdout of records not used for the synthesis, and runs on each synthesis:
 * membership inference (:mod:`capkit.audit.membership_family`): the members an attack on the
   synthesis flags against the holdout records it flags, at a threshold chosen on another half.
 
-Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules of
+Each family runs in :mod:`capkit.audit.families`, one synthesis at a time. Each value becomes
+a :class:`~capkit.audit.findings.Finding` judged by the rules of
 :mod:`capkit.audit.verdicts`; the members-vs-holdout comparison is always
 :func:`capkit.control.compare_to_control`. Default keys and targets:
 :mod:`capkit.audit.defaults`. What each measure returned record by record is kept (an
@@ -29,53 +30,35 @@ Each value becomes a :class:`~capkit.audit.findings.Finding` judged by the rules
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from capkit.attacks import baseline_table, linkability, singling_out
 from capkit.audit import at_risk, caveats, defaults, display, exposure, sampling, verdicts
-from capkit.audit.copies import synthetic_side
 from capkit.audit.failures import Failure, describe, without_failing_targets
-from capkit.audit.findings import (
-    Finding,
-    from_comparison,
-    from_duplicates,
-    from_percents,
-    uncompared,
+from capkit.audit.families import (
+    ATTACKERS,
+    NEAR_COPY_QUANTILE,
+    WIDE_TOLERANCE,
+    anonymeter_family,
+    attack_family,
+    distance_family,
+    synthpop_family,
 )
+from capkit.audit.findings import Finding
 from capkit.audit.inputs import check_frames as _check_frames
 from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.membership_family import membership_findings
-from capkit.audit.sampling import RecordSample, sampled_text
-from capkit.control import compare_to_control
 from capkit.data.coding import mismatches
-from capkit.data.labels import is_coded_category, is_numeric
-from capkit.data.overlap import check_holdout, record_overlap
-from capkit.disclosure import disclosure_summary
-from capkit.disclosure.measures import cap_v2
-from capkit.distance import dcr
+from capkit.data.labels import is_coded_category
+from capkit.data.overlap import check_holdout
 from capkit.errors import CapkitError
 
 #: The measure families, in the order they run (and the progress bar counts).
 FAMILIES = ("synthpop measures", "distance", "attribute attacks", "singling out",
             "linkability", "membership inference")
-
-#: Attackers of the attribute attack (besides the dummy baseline and the upper bound that
-#: :func:`capkit.attacks.baseline_table` always adds).
-ATTACKERS = ("knn",)
-
-#: Share of members the dummy (the mean) guesses within the 5% tolerance from which a numeric
-#: target's attack is said to tell nothing (the band is too wide for its values).
-WIDE_TOLERANCE = 0.9
-#: Quantile of the holdout's distances to the synthetic data below which a record is a near
-#: copy.
-NEAR_COPY_QUANTILE = 0.05
-
 
 @dataclass
 class Audit:
@@ -148,202 +131,6 @@ class Audit:
     def to_frame(self) -> pd.DataFrame:
         """Every finding as a row (the fields of :class:`Finding` and its ``message``)."""
         return pd.DataFrame([f.to_dict() for f in self.findings])
-
-
-def _synthpop(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-              holdout: pd.DataFrame | None, keys: list[str], targets: list[str],
-              groups: dict[str, int], options: dict, keep: at_risk.Evidence | None = None
-              ) -> tuple[list[Finding], pd.DataFrame]:
-    """synthpop's measures of one synthesis: findings and the per-target measures table
-    (``keep`` keeps each target's count cells, for the records at risk)."""
-    cols = keys + targets
-    summary = disclosure_summary(
-        synthetic[cols], original[cols], keys, targets, compare_synorig=False,
-        ngroups_targets=[groups.get(t) for t in targets],
-        holdout=None if holdout is None else holdout[cols], **options)
-    n_h = None if holdout is None else len(holdout)
-    if keep is not None:
-        keep.cells = {t: summary.per_target[t].cells[0] for t in targets}
-    found, rows = [], []
-    first = summary.per_target[targets[0]]
-    rep_h = None if holdout is None else float(summary.holdout.per_target[targets[0]]
-                                               .ident["repU"].mean())
-    found.append(from_percents(name, "identity", "repU", "keys",
-                               float(first.ident["repU"].mean()), first.n_orig, rep_h, n_h))
-    for t in targets:
-        r = summary.per_target[t]
-        h = None if holdout is None else summary.holdout.per_target[t]
-        disco, dcap = float(r.attrib["DiSCO"].mean()), float(r.allcaps["DCAP"].mean())
-        h_disco = None if h is None else float(h.attrib["DiSCO"].mean())
-        h_dcap = None if h is None else float(h.allcaps["DCAP"].mean())
-        base = float(r.allcaps["baseCAPd"].mean())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            v2 = float(np.mean(cap_v2(r.allcaps["DCAP"], r.attrib["iS"])))
-        found.append(from_percents(name, "attribute", "DiSCO", t, disco, r.n_orig, h_disco,
-                                   n_h))
-        found.append(from_percents(name, "attribute", "DCAP (CAP v1)", t, dcap, r.n_orig,
-                                   h_dcap, n_h, base, "baseCAPd"))
-        flagged = sum(0 if c is None else len(c) for c in (*r.check_1way, *r.check_2way))
-        found.append(uncompared(name, "checks", "1-way / 2-way checks", t, float(flagged),
-                                "count", verdicts.checks(flagged),
-                                "entries flagged" if flagged else ""))
-        rows.append({"synthesis": name, "target": t, "UiO": float(r.ident["UiO"].mean()),
-                     "repU": float(r.ident["repU"].mean()), "Dorig": float(
-                         r.attrib["Dorig"].mean()), "DiSCO": disco, "DCAP (CAP v1)": dcap,
-                     "CAP v2": v2, "TCAP": float(r.allcaps["TCAP"].mean()),
-                     "baseCAPd": base,
-                     "holdout DiSCO": np.nan if h_disco is None else h_disco,
-                     "holdout DCAP": np.nan if h_dcap is None else h_dcap})
-    return found, pd.DataFrame(rows)
-
-
-def _distance(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-              holdout: pd.DataFrame | None, confidence: float,
-              samples: tuple[RecordSample, RecordSample | None], progress: bool = False,
-              keep: at_risk.Evidence | None = None) -> tuple[list[Finding], tuple[str, ...]]:
-    """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
-    and the numeric columns whose missing values were scored as a level (``keep`` keeps the
-    members' distances and the near-copy threshold). Past the pair budget, the sampled members
-    and holdout records (:mod:`capkit.audit.sampling`) against every synthetic record."""
-    cols = list(original.columns)
-    # R_k is the synthetic data's range (dcr's default); where a synthesis holds a single value
-    # of a numeric column, the members' range (constant columns were left out)
-    ranges = {c: float(original[c].max() - original[c].min()) for c in cols
-              if is_numeric(synthetic[c]) and not synthetic[c].max() > synthetic[c].min()}
-    on = sampled_text(samples)
-    copies = None if holdout is not None else record_overlap(original[cols], synthetic[cols],
-                                                              other_name=name)
-    side = None if holdout is None else synthetic_side(name, original[cols], synthetic[cols],
-                                                       holdout[cols], confidence)
-    original = samples[0].take(original)
-    holdout = None if holdout is None else samples[1].take(holdout)
-    to_members = dcr(original[cols], synthetic[cols], missing="level", ranges=ranges,
-                     progress=f"distance: {name}, members" if progress else False)
-    d_m, gaps = to_members.distance, to_members.columns.missing_level
-    n_m, k_m = len(d_m), int((d_m == 0).sum())
-    if keep is not None:
-        keep.distance = d_m
-    if copies is not None:  # no holdout: the members' own duplicates are a copy's chance rate
-        chance = compare_to_control(copies.shared, copies.n_other, copies.member_duplicates,
-                                    copies.n_members, confidence=confidence, warn=False)
-        exact = from_duplicates(name, "exact copies", chance,
-                                f"{copies.shared:,} of {copies.n_other:,} synthetic records "
-                                f"copy a member; {k_m:,} of {n_m:,} members have a copy{on}")
-        near = uncompared(name, "copies", "median distance to closest record", "all columns",
-                          100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
-                          f"Gower distance, 0-100{on}")
-        return [exact, near], gaps
-    to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges,
-                     progress=f"distance: {name}, holdout" if progress else False)
-    d_h, gaps = to_holdout.distance, tuple(dict.fromkeys(gaps + to_holdout.columns.missing_level))
-    n_h, k_h = len(d_h), int((d_h == 0).sum())
-    exact = from_comparison(name, "copies", "exact copies", "all columns",
-                            compare_to_control(k_m, n_m, k_h, n_h, confidence=confidence,
-                                               warn=False), None,
-                            detail=f"{k_m:,} of {n_m:,} members, {k_h:,} of {n_h:,} holdout{on}")
-    cut = float(np.quantile(d_h, NEAR_COPY_QUANTILE))
-    if keep is not None:
-        keep.near_cut, keep.holdout_distance = cut, d_h
-    k_m2, k_h2 = int((d_m <= cut).sum()), int((d_h <= cut).sum())
-    near = from_comparison(name, "copies", "near copies", "all columns",
-                           compare_to_control(k_m2, n_m, k_h2, n_h, confidence=confidence,
-                                              warn=False), None,
-                           detail=f"Gower distance <= {cut:.4g}, the holdout's 5% quantile{on}")
-    return [exact, side, near], gaps
-
-
-def _attacks(named: dict[str, pd.DataFrame], original: pd.DataFrame,
-             holdout: pd.DataFrame | None, keys: list[str], targets: list[str], seed: int,
-             confidence: float, allow: bool, kinds: dict[str, str],
-             samples: tuple[RecordSample, RecordSample | None],
-             keep: dict[str, at_risk.Evidence] | None = None
-             ) -> tuple[list[Finding], list[str]]:
-    """The attribute attack per synthesis and target, against the dummy and the holdout; and
-    the numeric targets whose 5% tolerance is too wide to tell anything (:data:`WIDE_TOLERANCE`).
-    ``keep`` keeps each attack's per-record outcomes (by synthesis name). Past the pair budget,
-    the sampled members and holdout records (:mod:`capkit.audit.sampling`).
-    """
-    names = list(named)
-    cols = keys + targets
-    on = sampled_text(samples)
-    original = samples[0].take(original)
-    holdout = None if holdout is None else samples[1].take(holdout)
-    outcomes: dict = {}
-    with warnings.catch_warnings():  # a holdout rate of 1 shows as an NA risk in the finding
-        warnings.filterwarnings("ignore", message="the control rate is 1")
-        table = baseline_table(original[cols], [named[n][cols] for n in names], keys, targets,
-                               key_length=len(keys), attackers=list(ATTACKERS),
-                               holdout=None if holdout is None else holdout[cols], seed=seed,
-                               confidence=confidence, progress=False, check_overlap=False,
-                               allow_disjoint_levels=allow, kinds=kinds, records=outcomes)
-    for (j, _, t, attacker), frame in outcomes.items():
-        if keep is not None and attacker == ATTACKERS[0]:
-            keep[names[j - 1]].attack[t] = frame
-    found, wide = [], []
-    for j, name in enumerate(names, start=1):
-        part = table[table["synthesis"] == j]
-        for t in targets:
-            rows = part[part["target"] == t]
-            dummy = rows[(rows["trained_on"] == "dummy") & (rows["scored_on"] == "members")]
-            for attacker in ATTACKERS:
-                mine = rows[(rows["trained_on"] == "synthetic") & (rows["attacker"] == attacker)]
-                mem = mine[mine["scored_on"] == "members"]
-                if mem.empty:
-                    continue
-                m = mem.iloc[0]
-                hold = mine[mine["scored_on"] == "holdout"]
-                control = compare_to_control(
-                    int(m["correct"]), int(m["n"]),
-                    None if hold.empty else int(hold.iloc[0]["correct"]),
-                    None if hold.empty else int(hold.iloc[0]["n"]), confidence=confidence,
-                    warn=False)
-                base = None if dummy.empty else compare_to_control(
-                    int(m["correct"]), int(m["n"]), int(dummy.iloc[0]["correct"]),
-                    int(dummy.iloc[0]["n"]), confidence=confidence, warn=False)
-                kind = "within 5%" if m["kind"] == "numeric" else "correct"
-                detail = f"{int(m['correct']):,} of {int(m['n']):,} members {kind}{on}"
-                if m["kind"] == "numeric" and base is not None and \
-                        base.control.rate >= WIDE_TOLERANCE:
-                    wide += [t] if t not in wide else []
-                    detail += (f"; the dummy (the mean) is within 5% for {base.control.rate:.0%}"
-                               " of them: 5% of these values is too wide a band (a year, say) "
-                               "for the attack to tell anything")
-                found.append(from_comparison(
-                    name, "attack", f"{attacker} attack", t,
-                    control if holdout is not None else None, base, "dummy predictor",
-                    detail=detail))
-    return found, wide
-
-
-def _anonymeter(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-                holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
-                family: str, samples: tuple[RecordSample, RecordSample | None],
-                keep: at_risk.Evidence | None = None, progress: bool = False) -> Finding:
-    """Singling out (multivariate, every synthetic record) or linkability (keys | the rest).
-    Past the pair budget (:mod:`capkit.audit.sampling`) linkability attacks the sampled members
-    and holdout records; singling out always uses every record (a query must single out among
-    every member)."""
-    cols = list(original.columns)
-    control = None if holdout is None else holdout[cols]
-    if family == "singling out":
-        res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
-                           confidence=confidence, progress=progress)
-        detail = res.count_text
-        if keep is not None:
-            keep.queries = res.queries
-        measure, base_name = "multivariate singling out", "random queries"
-    else:
-        rest = [c for c in cols if c not in keys]
-        members = samples[0].take(original)
-        control = None if control is None else samples[1].take(control)
-        res = linkability(members[cols], synthetic[cols], (keys, rest), control=control,
-                          seed=seed, confidence=confidence, progress=progress)
-        detail = (f"{res.n_success:,.1f} of {res.n_attacks:,} members linked "
-                  f"(expected over tie orders){sampled_text(samples)}")
-        measure, base_name = "linkability (keys | other columns)", "random links"
-    return from_comparison(name, family, measure, "all columns",
-                           res.control if holdout is not None else None, res.baseline,
-                           base_name, detail)
 
 
 def audit(original: pd.DataFrame,
@@ -453,17 +240,17 @@ def audit(original: pd.DataFrame,
             try:
                 if family == "synthpop measures":
                     (found, table), skipped = without_failing_targets(
-                        lambda ts, w=which: _synthpop(w, original, named[w], holdout, keys_,
+                        lambda ts, w=which: synthpop_family(w, original, named[w], holdout, keys_,
                                                       ts, choice.groups, options, evidence[w]),
                         targets_, which, family)
                     failures += skipped
                     tables.append(table)
                 elif family == "distance":
-                    found, with_gaps = _distance(which, original, named[which], holdout,
+                    found, with_gaps = distance_family(which, original, named[which], holdout,
                                                  confidence, samples, progress, keep[which])
                     gaps.update(dict.fromkeys(with_gaps))
                 elif family == "attribute attacks":
-                    found, wide_ = _attacks(frames, original, holdout, keys_, targets_, seed,
+                    found, wide_ = attack_family(frames, original, holdout, keys_, targets_, seed,
                                             confidence, allow_disjoint_levels, kinds,
                                             samples, evidence if whole else None)
                     wide += [t for t in wide_ if t not in wide]
@@ -473,7 +260,7 @@ def audit(original: pd.DataFrame,
                         None if holdout is None else samples[1].take(holdout), seed,
                         confidence)
                 else:
-                    found = [_anonymeter(which, original, named[which], holdout, keys_, seed,
+                    found = [anonymeter_family(which, original, named[which], holdout, keys_, seed,
                                          confidence, family, samples, keep[which], progress)]
             except CapkitError as exc:  # judge the others; list this one with its error
                 if which == "all" and len(named) > 1:  # find the synthesis that fails

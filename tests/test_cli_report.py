@@ -333,31 +333,21 @@ document.body.setAttribute("data-svgs", [...document.querySelectorAll("figure.pi
 </script>"""
 
 
-@pytest.mark.skipif(not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)),
-                    reason=f"headless Chromium not found at {CHROMIUM}")
-def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
-    """The page with its pictures (forest plot, verdict grid, distances, records at risk, a
-    key x target heatmap per synthesis) at 1280 px: no
-    horizontal overflow, every picture inside the page and drawn at a readable size, and the
-    screenshot shows the disclosive verdict's colour."""
+def render_page(page: Path, tmp_path: Path, height: int) -> tuple[int, int, list, np.ndarray]:
+    """Open an HTML report in headless Chromium at 1280 x ``height`` px: the page's client
+    width, how far it overflows, each picture's box (left, right, width, height) and the
+    screenshot's pixels (RGB, 0-1)."""
     import re
 
     import matplotlib.image as mpimg
 
-    page = tmp_path / "report.html"
-    result = _run(str(files["orig"]), str(files["boot"]), str(files["ind"]), "--holdout",
-                  str(files["holdout"]), "--keys", "sex,region,job", "--format", "html", "-o",
-                  str(page))
-    assert result.exit_code == 0, result.output
-    html = page.read_text()
-    assert html.count('<figure class="picture">') == 6
     measured = tmp_path / "measured.html"
-    measured.write_text(html.replace("</body>", _MEASURE + "\n</body>"))
+    measured.write_text(page.read_text().replace("</body>", _MEASURE + "\n</body>"))
     profile = tmp_path / "profile"
-    profile.mkdir()
+    profile.mkdir(exist_ok=True)
     browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                "--disable-dev-shm-usage", f"--user-data-dir={profile}",
-               "--window-size=1280,4000"]
+               f"--window-size=1280,{height}"]
     dom = subprocess.run([*browser, "--dump-dom", measured.as_uri()], capture_output=True,
                          text=True, timeout=120, check=False)
     assert dom.returncode == 0, dom.stderr[-2000:]
@@ -365,20 +355,36 @@ def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
     overflow = int(re.search(r'data-overflow="(-?\d+)"', dom.stdout).group(1))
     boxes = [[int(v) for v in box.split(",")] for box in
              re.search(r'data-svgs="([^"]*)"', dom.stdout).group(1).split()]
+    shot = tmp_path / "shot.png"
+    run = subprocess.run([*browser, f"--screenshot={shot}", page.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
+    if os.environ.get("CAPKIT_KEEP_SHOT"):
+        shutil.copyfile(shot, os.environ["CAPKIT_KEEP_SHOT"])
+    return client, overflow, boxes, mpimg.imread(shot)[..., :3]
+
+
+@pytest.mark.skipif(not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)),
+                    reason=f"headless Chromium not found at {CHROMIUM}")
+def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
+    """The page with its pictures (forest plot, verdict grid, distances, records at risk, a
+    key x target heatmap per synthesis) at 1280 px: no
+    horizontal overflow, every picture inside the page and drawn at a readable size, and the
+    screenshot shows the disclosive verdict's colour."""
+    page = tmp_path / "report.html"
+    result = _run(str(files["orig"]), str(files["boot"]), str(files["ind"]), "--holdout",
+                  str(files["holdout"]), "--keys", "sex,region,job", "--format", "html", "-o",
+                  str(page))
+    assert result.exit_code == 0, result.output
+    assert page.read_text().count('<figure class="picture">') == 6
+    client, overflow, boxes, pixels = render_page(page, tmp_path, 4000)
     assert 1200 <= client <= 1280
     assert overflow <= 0, f"the page is {overflow} px wider than the window"
     assert len(boxes) == 6
     for left, right, width, height in boxes:
         assert left >= 0 and right <= client
         assert width >= 300 and height >= 80  # drawn, not collapsed
-    shot = tmp_path / "shot.png"
-    run = subprocess.run([*browser, f"--screenshot={shot}", page.as_uri()],
-                         capture_output=True, text=True, timeout=120, check=False)
-    assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
-    pixels = mpimg.imread(shot)[..., :3]
     assert pixels.shape[:2] == (4000, 1280)
     # the bootstrap's disclosive cell / markers: Okabe-Ito vermillion #D55E00 on screen
     vermillion = np.array([0xD5, 0x5E, 0x00]) / 255
     assert (np.abs(pixels - vermillion).max(axis=2) < 0.04).sum() > 200
-    if os.environ.get("CAPKIT_KEEP_SHOT"):
-        shutil.copyfile(shot, os.environ["CAPKIT_KEEP_SHOT"])

@@ -5,9 +5,7 @@ page fits 1280 px in headless Chromium (no overflow, every picture inside, scree
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -15,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from test_cli_report import _MEASURE, CHROMIUM
+from test_cli_report import CHROMIUM, render_page
 
 from capkit import CapkitError, plots
 from capkit.audit import audit
@@ -105,8 +103,6 @@ def test_records_grid_bad_input(result) -> None:
 def test_page_with_the_new_sections_fits_1280(frames, tmp_path: Path) -> None:
     """``--compare-treated`` with the exposure, the sweep and the pictures: the widest tables
     (worst combinations, before and after) scroll in their own box; the page does not."""
-    import matplotlib.image as mpimg
-
     paths = {}
     treated = sdc(frames["boot"], frames["members"], KEYS, rm_replicated_uniques=True).data
     for name, frame in (("members", frames["members"]), ("holdout", frames["holdout"]),
@@ -126,31 +122,13 @@ def test_page_with_the_new_sections_fits_1280(frames, tmp_path: Path) -> None:
         assert f"<h2>{title}</h2>" in html
     n_pictures = html.count('<figure class="picture">')
     assert n_pictures == 6  # forest, grid, distances, records, a heatmap per file
-    measured = tmp_path / "measured.html"
-    measured.write_text(html.replace("</body>", _MEASURE + "\n</body>"))
-    profile = tmp_path / "profile"
-    profile.mkdir()
-    browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               "--disable-dev-shm-usage", f"--user-data-dir={profile}",
-               "--window-size=1280,3000"]
-    dom = subprocess.run([*browser, "--dump-dom", measured.as_uri()], capture_output=True,
-                         text=True, timeout=120, check=False)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    client = int(re.search(r'data-client="(-?\d+)"', dom.stdout).group(1))
-    overflow = int(re.search(r'data-overflow="(-?\d+)"', dom.stdout).group(1))
-    boxes = [[int(v) for v in box.split(",")] for box in
-             re.search(r'data-svgs="([^"]*)"', dom.stdout).group(1).split()]
+    client, overflow, boxes, pixels = render_page(page, tmp_path, 3000)
     assert 1200 <= client <= 1280
     assert overflow <= 0, f"the page is {overflow} px wider than the window"
     assert len(boxes) == n_pictures
     for left, right, width, height in boxes:
         assert left >= 0 and right <= client
         assert width >= 300 and height >= 80
-    shot = tmp_path / "shot.png"
-    done = subprocess.run([*browser, f"--screenshot={shot}", page.as_uri()],
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
-    pixels = mpimg.imread(shot)[..., :3]
     assert pixels.shape[:2] == (3000, 1280)
     ink = (pixels.mean(axis=2) < 0.8).mean()
     assert ink > 0.01  # not a blank page

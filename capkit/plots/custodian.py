@@ -164,17 +164,24 @@ def verdict_grid(findings: Sequence[Finding] | pd.DataFrame,
                     fontsize=8, color="#000000" if level in (None, "review") else "#ffffff",
                     fontweight="bold" if level == "disclosive" else "normal")
     ax.set_xlim(0, len(families))
-    ax.set_ylim(len(names), 0)
-    ax.set_xticks(np.arange(len(families)) + 0.5, families, fontsize=8, rotation=20,
+    _cell_grid(ax, families, names, 8, title)
+    fig.tight_layout()
+    return fig
+
+
+def _cell_grid(ax: plt.Axes, columns: list[str], rows: list[str], fontsize: int,
+               title: str | None) -> None:
+    """Axes of a grid of cells: a column label above each (slanted) and a row label beside
+    each, no ticks, no frame."""
+    ax.set_ylim(len(rows), 0)
+    ax.set_xticks(np.arange(len(columns)) + 0.5, columns, fontsize=fontsize, rotation=20,
                   ha="right")
-    ax.set_yticks(np.arange(len(names)) + 0.5, names, fontsize=8)
+    ax.set_yticks(np.arange(len(rows)) + 0.5, rows, fontsize=fontsize)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
     if title:
         ax.set_title(title)
-    fig.tight_layout()
-    return fig
 
 
 def distance_distributions(distances: Mapping[str, Distances], *, bins: int = 40,
@@ -292,17 +299,9 @@ def records_at_risk_grid(table: pd.DataFrame, n: int = 10, *, title: str | None 
         ax.text(len(FLAGS) + 0.15, i + 0.5, f"{score:g}", ha="left", va="center", fontsize=7)
     ax.text(len(FLAGS) + 0.15, -0.3, "score", ha="left", va="bottom", fontsize=7)
     ax.set_xlim(0, len(FLAGS) + 0.9)
-    ax.set_ylim(n_rows, 0)
-    ax.set_xticks(np.arange(len(FLAGS)) + 0.5, list(FLAGS), fontsize=7, rotation=20,
-                  ha="right")
-    ax.set_yticks(np.arange(n_rows) + 0.5, labels, fontsize=7)
-    ax.tick_params(length=0)
+    _cell_grid(ax, list(FLAGS), labels, 7, title)
     ax.set_xticks(np.arange(len(FLAGS) + 1), minor=True)
     ax.set_yticks(np.arange(n_rows + 1), minor=True)
     ax.grid(which="minor", color="#dddddd", linewidth=0.5)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    if title:
-        ax.set_title(title)
     fig.tight_layout()
     return fig

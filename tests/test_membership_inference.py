@@ -19,7 +19,7 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from capkit.errors import CapkitError
-from capkit.membership_inference import ATTACKS, metrics, scores
+from capkit.membership_inference import ATTACKS, kde, metrics, scores
 
 # ---------------------------------------------------------------- data
 
@@ -195,6 +195,31 @@ def test_domias_far_records_do_not_underflow():
     assert (compat["domias_density"].iloc[20:] == 0).all()  # DOMIAS's density underflows
     slow = slow_kde(g.to_numpy(), pd.concat([m, n]).to_numpy(), log=True)
     np.testing.assert_allclose(out["domias_density"], slow, rtol=1e-12)
+
+
+def test_kde_density_is_scipys_loop_for_any_thread_count():
+    """kde.density makes scipy's own arithmetic (bit for bit), and every point is summed by one
+    thread: the same bytes for 1, 2 or 5 threads; log_density's far points (the sum redone with
+    the largest term factored out) against the term-by-term reference, for any thread count."""
+    rng = np.random.default_rng(7)
+    data = rng.normal(size=(300, 3)) @ np.array([[1.0, 0.3, 0.0], [0.0, 2.0, 0.5],
+                                                 [0.0, 0.0, 0.7]])
+    data[:, 2] = np.round(data[:, 2])  # ties, as in integer columns
+    points = np.concatenate([rng.normal(size=(37, 3)), rng.normal(40.0, 1.0, size=(6, 3))])
+    fitted = kde.fit(data)
+    expected = fitted.estimate(points.T)  # scipy's compiled loop
+    assert (expected[-6:] == 0).all()     # the far points underflow in scipy
+    for threads in (1, 2, 5, 100):
+        got = kde.density(fitted, points, threads=threads)
+        assert got.tobytes() == expected.tobytes(), threads
+    slow = slow_kde(data, points, log=True)
+    one = kde.log_density(fitted, points, threads=1)
+    np.testing.assert_allclose(one, slow, rtol=1e-12)
+    for threads in (2, 3):
+        assert kde.log_density(fitted, points, threads=threads).tobytes() == one.tobytes()
+    assert kde.default_threads() >= 1
+    with pytest.raises(CapkitError, match="columns"):
+        kde.density(fitted, points[:, :2])
 
 
 def test_compat_squared_distances_pair_by_pair():

@@ -12,6 +12,8 @@ the training data?
   a report shows);
 * :mod:`~capkit.membership_inference.metrics`: ROC AUC, TPR at low FPR, advantage and an
   audited lower bound on epsilon from any scores;
+* :mod:`~capkit.membership_inference.compare`: the paired difference of two scores' AUCs on the
+  same records, with DeLong's interval;
 * :mod:`~capkit.membership_inference.shadow`: the audit of a generator by shadow modelling
   (features in :mod:`~capkit.membership_inference.shadow_features`, outlier targets by
   :mod:`~capkit.membership_inference.outliers`).
@@ -20,6 +22,7 @@ Not to be confused with :mod:`capkit.control` (formerly ``capkit.membership``), 
 members-vs-holdout statistics (Wilson intervals, risk) every attack-style measure shares.
 """
 
+from capkit.membership_inference.compare import PairedAUC, paired_auc_difference
 from capkit.membership_inference.metrics import FPRS, MembershipMetrics, metrics
 from capkit.membership_inference.scores import ATTACKS, scores
 from capkit.membership_inference.shadow import GeneratorAudit, audit_generator, cart_generator
@@ -30,10 +33,12 @@ __all__ = [
     "FPRS",
     "GeneratorAudit",
     "MembershipMetrics",
+    "PairedAUC",
     "audit_generator",
     "cart_generator",
     "exposed_members",
     "metrics",
+    "paired_auc_difference",
     "scores",
     "summary",
 ]

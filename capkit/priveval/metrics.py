@@ -1,0 +1,265 @@
+"""PrivEval's 17 privacy metrics, computed by capkit's measures (PrivEval, Hereditary project,
+github.com/hereditary-eu/PrivEval at commit 2aecac8, ``get_metric_results.py``).
+
+``variant="priveval"`` reproduces PrivEval's preprocessing and definitions (its published
+numbers, ``docs/priveval-differences.md``); ``variant="capkit"`` keeps PrivEval's definition
+where capkit has no better one and uses capkit's measure where it has one: the generalised CAP
+as the expected success of the pooled nearest-key attacker (Hittmeir et al. 2020), NNAA,
+hitting rate, epsilon-identifiability, median-DCR ratio, DCR and NNDR on Gower's distance over
+the frames as they are (text and booleans categorical), not over label codes or a
+2-d projection. Every search is exact, ties to the lowest position, so a result does not depend
+on the machine (but for DetectionMLP, see :mod:`capkit.attacks.detection`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from capkit import cap
+from capkit.attacks import gcap
+from capkit.attacks.detection import boosted_real_recall, mlp_detection_auc
+from capkit.attacks.knn import exact_neighbours
+from capkit.counts.tables import crosstab
+from capkit.distance import closeness as cl
+from capkit.distance.dcr import dcr
+from capkit.distance.nearest import nearest
+from capkit.distance.neighbour_risk import (
+    entropy_weights,
+    epsilon_identifiability,
+    hitting_rate,
+    median_dcr_ratio,
+    nnaa,
+    nndr,
+)
+from capkit.distance.neighbours import Encoded, joint_encode
+from capkit.errors import CapkitError
+from capkit.priveval import prepare
+
+__all__ = ["METRICS", "VARIANTS", "metrics"]
+
+#: PrivEval's metric names, in the order of its result files.
+METRICS = (
+    "Attribute Inference Risk", "GeneralizedCAP", "ZeroCAP", "Median Distance to Closest Record",
+    "Hitting Rate", "Membership Inference Risk", "Nearest Neighbour Adversarial Accuracy",
+    "Common Row Proportion", "Nearest Synthetic Neighbour Distance", "Close Value Probability",
+    "Distant Value Probability", "Authenticity", "DetectionMLP", "Identifiability Score",
+    "Distance to Closest Record", "Nearest Neighbour Distance Ratio", "Hidden Rate",
+)
+VARIANTS = ("priveval", "capkit")
+
+
+def _euclid(train: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and Euclidean distances of the k nearest ``train`` rows of each query row
+    (exact search, ties to the lowest position; distances recomputed in float64)."""
+    index = exact_neighbours(train, query, k).index
+    diff = query[:, None, :] - train[index]
+    return index, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+
+
+def _codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
+    """Joint integer codes of ``columns`` in every frame (equal values, equal codes)."""
+    out = [np.empty((len(f), len(columns)), dtype=np.int64) for f in frames]
+    for k, column in enumerate(columns):
+        _, inverse = np.unique(np.concatenate([f[column].to_numpy() for f in frames]),
+                               return_inverse=True)
+        start = 0
+        for f, o in zip(frames, out, strict=True):
+            o[:, k] = inverse[start:start + len(f)]
+            start += len(f)
+    return out
+
+
+def _air(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str) -> float:
+    r, s = prepare.air_features(real, synthetic, sensitive)
+    index, _ = _euclid(s, r, 1)
+    accuracy = float(np.mean(real[sensitive].to_numpy() == synthetic[sensitive].to_numpy()[
+        index[:, 0]]))
+    f1 = 2 * accuracy / (accuracy + 1) if accuracy > 0 else 0.0
+    shares = real.value_counts().to_numpy() / len(real)
+    total = -np.sum(shares * np.log(shares))
+    weight = np.sum(-shares * np.log(shares + 1e-8)) / total if total > 0 else 1.0
+    return float(weight * f1)
+
+
+def _cap_pair(real: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str], sensitive: str,
+              variant: str) -> tuple[float, float]:
+    """(GeneralizedCAP, ZeroCAP): the share of real records whose attacker guess is right."""
+    table = crosstab(real, synthetic, keys, sensitive, allow_disjoint_levels=True)
+    zero = cap.average_cap(table.original, table.synthetic, version=1)
+    if variant == "capkit":
+        cells = np.asarray(table.record_cell)
+        unique_j, position = np.unique(cells[:, 1], return_inverse=True)
+        pools = gcap.nearest_pools(table.synthetic, gcap.key_parts(table.keys), unique_j)
+        dense = pools.toarray()
+        share = dense[cells[:, 0], position] / dense.sum(axis=0)[position]
+        return float(np.mean(share)), float(zero)
+    cat_r, cat_s = _codes([real, synthetic], keys)
+    empty = np.zeros((len(real), 0)), np.zeros((len(synthetic), 0))
+    _, arg = nearest(cat_r, cat_s, empty[0], empty[1], np.ones(len(keys)))
+    right = real[sensitive].to_numpy() == synthetic[sensitive].to_numpy()[arg]
+    return float(np.mean(right)), float(zero)
+
+
+def _gower_tables(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple[Encoded, Encoded,
+                                                                       list[str], list[str]]:
+    cat = [c for c in real.columns if not pd.api.types.is_numeric_dtype(real[c])
+           or real[c].dtype == bool]
+    num = [c for c in real.columns if c not in cat]
+    enc_r, enc_s = joint_encode([real, synthetic], cat, num)
+    return enc_r, enc_s, cat, num
+
+
+def _priveval_gower(labels_r: pd.DataFrame, labels_s: pd.DataFrame) -> tuple[Encoded, Encoded]:
+    """PrivEval's NNAA distance on the label frames: every column numeric, |x - y| divided by
+    max(range over both frames, 1) (SynthEval's Gower on unscaled data)."""
+    r = labels_r.to_numpy(dtype=np.float64)
+    s = labels_s.to_numpy(dtype=np.float64)
+    span = np.maximum(np.ptp(np.vstack([r, s]), axis=0), 1.0)
+    lo = np.vstack([r, s]).min(axis=0)
+    return (Encoded(np.zeros((len(r), 0), dtype=np.int64), (r - lo) / span),
+            Encoded(np.zeros((len(s), 0), dtype=np.int64), (s - lo) / span))
+
+
+def _hitting_priveval(labels_r: pd.DataFrame, labels_s: pd.DataFrame, threshold: float) -> float:
+    cat = [c for c in labels_r.columns if not pd.api.types.is_numeric_dtype(labels_r[c])
+           or labels_r[c].dtype == bool
+           or (labels_r[c].nunique() == 2 and set(labels_r[c].unique()) <= {0, 1})]
+    num = [c for c in labels_r.columns if c not in cat]
+    enc_r, enc_s = joint_encode([labels_r, labels_s], cat, num)
+    return hitting_rate(enc_r, enc_s, threshold)
+
+
+def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Revenue", *,
+            keys: Sequence[str] | None = None, variant: str = "priveval", seed: int = 0,
+            close_threshold: float = 0.2, distant_threshold: float = 0.8,
+            hit_threshold: float = 1 / 30, skip: Sequence[str] = ()) -> pd.Series:
+    """PrivEval's 17 metrics of ``synthetic`` against ``real``, under PrivEval's names.
+
+    Parameters
+    ----------
+    real, synthetic
+        The original and the release, with the same columns. Not modified.
+    sensitive
+        The attribute the attribute-inference metrics guess (PrivEval's ``Revenue``).
+    keys
+        The quasi-identifiers of the CAP metrics (default: every other column, PrivEval's).
+    variant
+        ``"priveval"``: PrivEval's preprocessing and definitions; ``"capkit"``: capkit's
+        measure where it has one (module docstring).
+    seed
+        Seed of the membership-inference classifier's splits (the one random metric).
+    close_threshold, distant_threshold
+        CVP's and DVP's thresholds on the normalised distance, in (0, 1).
+    hit_threshold
+        The hitting rate's share of each numeric range, in [0, 1].
+    skip
+        Metric names not to compute (NaN in the result), e.g. the slow DetectionMLP.
+
+    Returns
+    -------
+    pandas Series of floats indexed by :data:`METRICS` (higher = more risk, as PrivEval).
+
+    Raises
+    ------
+    CapkitError
+        Bad frames or arguments (:func:`capkit.priveval.prepare.check_inputs`), an unknown
+        variant or metric name, a threshold outside its range.
+    """
+    key_list = prepare.check_inputs(real, synthetic, sensitive, keys)
+    if variant not in VARIANTS:
+        raise CapkitError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    unknown = [name for name in skip if name not in METRICS]
+    if unknown:
+        raise CapkitError(f"skip names unknown metrics {unknown}; expected names from {METRICS}")
+    for name, value in (("close_threshold", close_threshold),
+                        ("distant_threshold", distant_threshold)):
+        if not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise CapkitError(f"{name} must be in (0, 1), got {value!r}")
+    if not isinstance(hit_threshold, (int, float)) or not 0 <= hit_threshold <= 1:
+        raise CapkitError(f"hit_threshold must be in [0, 1], got {hit_threshold!r}")
+    out = dict.fromkeys(METRICS, np.nan)
+    want = [m for m in METRICS if m not in skip]
+    labels_r, labels_s = prepare.label_frames(real, synthetic)
+    capkit_way = variant == "capkit"
+    if capkit_way:
+        enc_r, enc_s, cat, num = _gower_tables(real, synthetic)
+
+    if "Attribute Inference Risk" in want:
+        out["Attribute Inference Risk"] = _air(real, synthetic, sensitive)
+    if "GeneralizedCAP" in want or "ZeroCAP" in want:
+        out["GeneralizedCAP"], out["ZeroCAP"] = _cap_pair(labels_r, labels_s, key_list,
+                                                          sensitive, variant)
+    if "Median Distance to Closest Record" in want:
+        if capkit_way:
+            ratio = median_dcr_ratio(enc_r, enc_s)
+            out["Median Distance to Closest Record"] = 1.0 - 1.0 / (1.0 + np.exp(-ratio))
+        else:
+            zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
+            d_rs = _euclid(zs, zr, 1)[1][:, 0]
+            d_rr = _euclid(zr, zr, 2)[1][:, 1]
+            out["Median Distance to Closest Record"] = cl.median_ratio_score(d_rs, d_rr)
+    if "Hitting Rate" in want:
+        out["Hitting Rate"] = (hitting_rate(enc_r, enc_s, hit_threshold) if capkit_way
+                               else _hitting_priveval(labels_r, labels_s, hit_threshold))
+    if "Membership Inference Risk" in want:
+        both = pd.get_dummies(pd.concat([real, synthetic], ignore_index=True), drop_first=True,
+                              dtype=np.int64).astype(np.float64)
+        both = both.fillna(both.mean()).to_numpy()
+        out["Membership Inference Risk"] = 1.0 - boosted_real_recall(
+            both[:len(real)], both[len(real):], seed=seed)
+    if "Nearest Neighbour Adversarial Accuracy" in want:
+        a, b = (enc_r, enc_s) if capkit_way else _priveval_gower(labels_r, labels_s)
+        rule = "identity" if capkit_way else "content"
+        out["Nearest Neighbour Adversarial Accuracy"] = 1.0 - nnaa(a, b, seed=seed,
+                                                                   self_rule=rule)["avg"]
+    if "Common Row Proportion" in want:
+        joint = pd.concat([real, synthetic], ignore_index=True)
+        codes = _codes([joint], list(real.columns))[0]
+        row = np.unique(codes, axis=0, return_inverse=True)[1].ravel()
+        common = np.intersect1d(row[:len(real)], row[len(real):])
+        out["Common Row Proportion"] = len(common) / (len(real) + 1e-8)
+    if any(m in want for m in ("Nearest Synthetic Neighbour Distance", "Close Value Probability",
+                               "Distant Value Probability")):
+        r, s = prepare.onehot_standardised(real, synthetic)
+        d_rs = _euclid(s, r, 1)[1][:, 0]
+        out["Nearest Synthetic Neighbour Distance"] = cl.nearest_neighbour_distance(d_rs)
+        out["Close Value Probability"] = cl.close_value_probability(d_rs, close_threshold)
+        out["Distant Value Probability"] = cl.distant_value_probability(d_rs, distant_threshold)
+    if "Authenticity" in want:
+        r, s = prepare.numeric_standardised(real, synthetic)
+        out["Authenticity"] = cl.authenticity(_euclid(r, r, 2)[1][:, 1], _euclid(s, r, 1)[1][:, 0])
+    if "DetectionMLP" in want:
+        r, s = prepare.onehot_standardised(real, synthetic)
+        out["DetectionMLP"] = 1.0 - mlp_detection_auc(r, s)
+    if "Identifiability Score" in want:
+        if capkit_way:
+            order = np.argsort(np.argsort([real.columns.get_loc(c) for c in cat + num]))
+            weights, total = entropy_weights(enc_r, order, raw_numeric=real[num].to_numpy())
+            out["Identifiability Score"] = epsilon_identifiability(
+                enc_r, enc_s, weights=weights, total=total)["eps_risk"]
+        else:
+            r, s = prepare.identifiability_features(real, synthetic)
+            out["Identifiability Score"] = cl.identifiable_share(_euclid(r, r, 2)[1][:, 1],
+                                                                 _euclid(s, r, 1)[1][:, 0])
+    projected = [m for m in ("Distance to Closest Record", "Nearest Neighbour Distance Ratio",
+                             "Hidden Rate") if m in want]
+    if projected:
+        pr, ps = cl.principal_coordinates(labels_r.fillna(0).to_numpy(),
+                                          labels_s.fillna(0).to_numpy())
+        if "Distance to Closest Record" in want:
+            d = (dcr(synthetic, real).distance if capkit_way else _euclid(pr, ps, 1)[1][:, 0])
+            out["Distance to Closest Record"] = cl.mean_dcr_score(d)
+        if "Nearest Neighbour Distance Ratio" in want:
+            if capkit_way:
+                ratio = nndr(enc_r, enc_s, per="synthetic")["avg"]
+            else:
+                d2 = _euclid(pr, ps, 2)[1]
+                ratio = float(np.mean(cl.distance_ratio(d2[:, 0], d2[:, 1])))
+            out["Nearest Neighbour Distance Ratio"] = 1.0 - ratio
+        if "Hidden Rate" in want:
+            index = _euclid(ps, pr, 1)[0][:, 0]
+            out["Hidden Rate"] = float(np.mean(index == np.arange(len(pr))))
+    return pd.Series(out, name=variant, dtype=np.float64)

@@ -48,7 +48,7 @@ METRICS = (
     "Distant Value Probability", "Authenticity", "DetectionMLP", "Identifiability Score",
     "Distance to Closest Record", "Nearest Neighbour Distance Ratio", "Hidden Rate",
 )
-VARIANTS = ("priveval", "capkit")
+VARIANTS = ("priveval", "published", "capkit")
 
 
 def _euclid(train: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -147,8 +147,11 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     keys
         The quasi-identifiers of the CAP metrics (default: every other column, PrivEval's).
     variant
-        ``"priveval"``: PrivEval's preprocessing and definitions; ``"capkit"``: capkit's
-        measure where it has one (module docstring).
+        ``"priveval"``: PrivEval's preprocessing and definitions at commit 2aecac8;
+        ``"published"``: the same with the two definitions PrivEval changed after it last
+        wrote its published results (2025-07-31: NSND on the numeric columns without
+        ``1 -``; identifiability against the second nearest other real record);
+        ``"capkit"``: capkit's measure where it has one (module docstring).
     seed
         Seed of the membership-inference classifier's splits (the one random metric).
     close_threshold, distant_threshold
@@ -226,6 +229,12 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
         r, s = prepare.onehot_standardised(real, synthetic)
         d_rs = _euclid(s, r, 1)[1][:, 0]
         out["Nearest Synthetic Neighbour Distance"] = cl.nearest_neighbour_distance(d_rs)
+        if variant == "published":
+            # PrivEval before 2025-08-06: numeric columns only, the mean itself (not 1 - it)
+            r_num, s_num = prepare.numeric_standardised(real, synthetic)
+            norm = cl.minmax_normalised(_euclid(s_num, r_num, 1)[1][:, 0])
+            out["Nearest Synthetic Neighbour Distance"] = 0.0 if norm is None else float(
+                np.mean(norm))
         out["Close Value Probability"] = cl.close_value_probability(d_rs, close_threshold)
         out["Distant Value Probability"] = cl.distant_value_probability(d_rs, distant_threshold)
     if "Authenticity" in want:
@@ -242,7 +251,9 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                 enc_r, enc_s, weights=weights, total=total)["eps_risk"]
         else:
             r, s = prepare.identifiability_features(real, synthetic)
-            out["Identifiability Score"] = cl.identifiable_share(_euclid(r, r, 2)[1][:, 1],
+            # PrivEval before 2025-09-17 compared with the second nearest other real record
+            k = 3 if variant == "published" else 2
+            out["Identifiability Score"] = cl.identifiable_share(_euclid(r, r, k)[1][:, k - 1],
                                                                  _euclid(s, r, 1)[1][:, 0])
     projected = [m for m in ("Distance to Closest Record", "Nearest Neighbour Distance Ratio",
                              "Hidden Rate") if m in want]

@@ -21,7 +21,6 @@ import pandas as pd
 from capkit import cap
 from capkit.attacks import gcap
 from capkit.attacks.detection import boosted_real_recall, mlp_detection_auc
-from capkit.attacks.knn import exact_neighbours
 from capkit.counts.tables import crosstab
 from capkit.distance import closeness as cl
 from capkit.distance.dcr import dcr
@@ -36,7 +35,8 @@ from capkit.distance.neighbour_risk import (
 )
 from capkit.distance.neighbours import Encoded, joint_encode
 from capkit.errors import CapkitError
-from capkit.priveval import prepare
+from capkit.priveval import prepare, published
+from capkit.priveval._search import euclid
 
 __all__ = ["METRICS", "VARIANTS", "metrics"]
 
@@ -49,14 +49,6 @@ METRICS = (
     "Distance to Closest Record", "Nearest Neighbour Distance Ratio", "Hidden Rate",
 )
 VARIANTS = ("priveval", "published", "capkit")
-
-
-def _euclid(train: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Positions and Euclidean distances of the k nearest ``train`` rows of each query row
-    (exact search, ties to the lowest position; distances recomputed in float64)."""
-    index = exact_neighbours(train, query, k).index
-    diff = query[:, None, :] - train[index]
-    return index, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
 
 
 def _codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
@@ -74,7 +66,7 @@ def _codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.nd
 
 def _air(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str) -> float:
     r, s = prepare.air_features(real, synthetic, sensitive)
-    index, _ = _euclid(s, r, 1)
+    index, _ = euclid(s, r, 1)
     accuracy = float(np.mean(real[sensitive].to_numpy() == synthetic[sensitive].to_numpy()[
         index[:, 0]]))
     f1 = 2 * accuracy / (accuracy + 1) if accuracy > 0 else 0.0
@@ -148,9 +140,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
         The quasi-identifiers of the CAP metrics (default: every other column, PrivEval's).
     variant
         ``"priveval"``: PrivEval's preprocessing and definitions at commit 2aecac8;
-        ``"published"``: the same with the two definitions PrivEval changed after it last
-        wrote its published results (2025-07-31: NSND on the numeric columns without
-        ``1 -``; identifiability against the second nearest other real record);
+        ``"published"``: PrivEval's definitions at commit 379d742 (2025-07-31), the code that
+        last wrote its published results (:mod:`capkit.priveval.published`);
         ``"capkit"``: capkit's measure where it has one (module docstring).
     seed
         Seed of the membership-inference classifier's splits (the one random metric).
@@ -187,6 +178,11 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     want = [m for m in METRICS if m not in skip]
     labels_r, labels_s = prepare.label_frames(real, synthetic)
     capkit_way = variant == "capkit"
+    if variant == "published":
+        early = published.early_metrics(real, synthetic, labels_r, labels_s, sensitive,
+                                        key_list, want, seed=seed)
+        out.update(early)
+        want = [m for m in want if m not in early]
     if capkit_way:
         enc_r, enc_s, cat, num = _gower_tables(real, synthetic)
 
@@ -201,8 +197,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
             out["Median Distance to Closest Record"] = 1.0 - 1.0 / (1.0 + np.exp(-ratio))
         else:
             zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
-            d_rs = _euclid(zs, zr, 1)[1][:, 0]
-            d_rr = _euclid(zr, zr, 2)[1][:, 1]
+            d_rs = euclid(zs, zr, 1)[1][:, 0]
+            d_rr = euclid(zr, zr, 2)[1][:, 1]
             out["Median Distance to Closest Record"] = cl.median_ratio_score(d_rs, d_rr)
     if "Hitting Rate" in want:
         out["Hitting Rate"] = (hitting_rate(enc_r, enc_s, hit_threshold) if capkit_way
@@ -227,19 +223,13 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     if any(m in want for m in ("Nearest Synthetic Neighbour Distance", "Close Value Probability",
                                "Distant Value Probability")):
         r, s = prepare.onehot_standardised(real, synthetic)
-        d_rs = _euclid(s, r, 1)[1][:, 0]
-        out["Nearest Synthetic Neighbour Distance"] = cl.nearest_neighbour_distance(d_rs)
-        if variant == "published":
-            # PrivEval before 2025-08-06: numeric columns only, the mean itself (not 1 - it)
-            r_num, s_num = prepare.numeric_standardised(real, synthetic)
-            norm = cl.minmax_normalised(_euclid(s_num, r_num, 1)[1][:, 0])
-            out["Nearest Synthetic Neighbour Distance"] = 0.0 if norm is None else float(
-                np.mean(norm))
+        d_rs = euclid(s, r, 1)[1][:, 0]
         out["Close Value Probability"] = cl.close_value_probability(d_rs, close_threshold)
         out["Distant Value Probability"] = cl.distant_value_probability(d_rs, distant_threshold)
+        out["Nearest Synthetic Neighbour Distance"] = cl.nearest_neighbour_distance(d_rs)
     if "Authenticity" in want:
         r, s = prepare.numeric_standardised(real, synthetic)
-        out["Authenticity"] = cl.authenticity(_euclid(r, r, 2)[1][:, 1], _euclid(s, r, 1)[1][:, 0])
+        out["Authenticity"] = cl.authenticity(euclid(r, r, 2)[1][:, 1], euclid(s, r, 1)[1][:, 0])
     if "DetectionMLP" in want:
         r, s = prepare.onehot_standardised(real, synthetic)
         out["DetectionMLP"] = 1.0 - mlp_detection_auc(r, s)
@@ -251,26 +241,26 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                 enc_r, enc_s, weights=weights, total=total)["eps_risk"]
         else:
             r, s = prepare.identifiability_features(real, synthetic)
-            # PrivEval before 2025-09-17 compared with the second nearest other real record
-            k = 3 if variant == "published" else 2
-            out["Identifiability Score"] = cl.identifiable_share(_euclid(r, r, k)[1][:, k - 1],
-                                                                 _euclid(s, r, 1)[1][:, 0])
+            out["Identifiability Score"] = cl.identifiable_share(euclid(r, r, 2)[1][:, 1],
+                                                                 euclid(s, r, 1)[1][:, 0])
     projected = [m for m in ("Distance to Closest Record", "Nearest Neighbour Distance Ratio",
                              "Hidden Rate") if m in want]
     if projected:
         pr, ps = cl.principal_coordinates(labels_r.fillna(0).to_numpy(),
                                           labels_s.fillna(0).to_numpy())
+        if not capkit_way and ("Distance to Closest Record" in want
+                               or "Nearest Neighbour Distance Ratio" in want):
+            d2 = euclid(pr, ps, 2)[1]  # each synthetic record's two nearest real records
         if "Distance to Closest Record" in want:
-            d = (dcr(synthetic, real).distance if capkit_way else _euclid(pr, ps, 1)[1][:, 0])
+            d = dcr(synthetic, real).distance if capkit_way else d2[:, 0]
             out["Distance to Closest Record"] = cl.mean_dcr_score(d)
         if "Nearest Neighbour Distance Ratio" in want:
             if capkit_way:
                 ratio = nndr(enc_r, enc_s, per="synthetic")["avg"]
             else:
-                d2 = _euclid(pr, ps, 2)[1]
                 ratio = float(np.mean(cl.distance_ratio(d2[:, 0], d2[:, 1])))
             out["Nearest Neighbour Distance Ratio"] = 1.0 - ratio
         if "Hidden Rate" in want:
-            index = _euclid(ps, pr, 1)[0][:, 0]
+            index = euclid(ps, pr, 1)[0][:, 0]
             out["Hidden Rate"] = float(np.mean(index == np.arange(len(pr))))
     return pd.Series(out, name=variant, dtype=np.float64)

@@ -42,8 +42,8 @@ def _frame(n: int, seed: int) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def pair():
-    real = _frame(70, 1)
-    syn = _frame(70, 2)
+    real = _frame(48, 1)
+    syn = _frame(48, 2)
     syn.iloc[:10] = real.iloc[5:15].to_numpy()  # some copies, some shared keys
     syn.iloc[10:20, :-1] = real.iloc[20:30, :-1].to_numpy()  # same key, maybe other Revenue
     return real.astype(_frame(1, 0).dtypes.to_dict()), syn.astype(_frame(1, 0).dtypes.to_dict())
@@ -359,6 +359,7 @@ REPRODUCED = ["Common Row Proportion", "Close Value Probability", "Distant Value
               "Authenticity", "Nearest Neighbour Distance Ratio", "Hidden Rate"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_data_folder() is None, reason="PrivEval's data are not at hand (set "
                     "CAPKIT_DATA to a folder with priveval/real.csv and the releases)")
 def test_published_tabsyn_numbers_at_two_decimals():

@@ -25,7 +25,6 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 
-from capkit.attacks.knn import exact_neighbours
 from capkit.errors import CapkitError
 
 __all__ = ["forest_key_accuracy", "neighbour_profile_accuracy", "unique_key_agreement"]
@@ -81,31 +80,20 @@ def _profile(own: np.ndarray, other: np.ndarray) -> np.ndarray:
                             other.min(axis=1), mean_r / (mean_s + 1e-8)])
 
 
-def _distances(train: np.ndarray, query: np.ndarray, k: int) -> np.ndarray:
-    index = exact_neighbours(train, query, k).index
-    diff = query[:, None, :] - train[index]
-    return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-
-
-def neighbour_profile_accuracy(real: np.ndarray, synthetic: np.ndarray, *, k: int = 5,
-                               seed: int = 42) -> float:
+def neighbour_profile_accuracy(rr: np.ndarray, rs: np.ndarray, sr: np.ndarray, ss: np.ndarray,
+                               *, seed: int = 42) -> float:
     """Test accuracy of ``MLPClassifier(hidden_layer_sizes=(100,), max_iter=1000,
     early_stopping=True)`` (seeded) on a stratified 70/30 split of the records' distance
-    profiles: for a real record its k nearest *other* real and k nearest synthetic distances,
-    for a synthetic record its k nearest real and k nearest other synthetic ones (Euclidean on
-    the given features; exact, ties to the lowest position)."""
-    r = np.asarray(real, dtype=np.float64)
-    s = np.asarray(synthetic, dtype=np.float64)
-    k = min(int(k), len(r) - 1, len(s) - 1)
-    if k < 1:
-        raise CapkitError("neighbour_profile_accuracy needs at least 2 records on each side")
-    rr = _distances(r, r, k + 1)[:, 1:]
-    rs = _distances(s, r, k)
-    sr = _distances(r, s, k)
-    ss = _distances(s, s, k + 1)[:, 1:]
+    profiles: for a real record the distances to its k nearest *other* real records (``rr``)
+    and to its k nearest synthetic records (``rs``), for a synthetic record to its k nearest
+    real (``sr``) and k nearest other synthetic records (``ss``); each array (records, k)."""
+    rr, rs, sr, ss = (np.asarray(a, dtype=np.float64) for a in (rr, rs, sr, ss))
+    if rr.shape != rs.shape or sr.shape != ss.shape or rr.ndim != 2 or rr.shape[1] != \
+            sr.shape[1] or rr.shape[1] < 1:
+        raise CapkitError("rr and rs must be (n_real, k), sr and ss (n_synthetic, k), k >= 1")
     x = np.nan_to_num(np.vstack([_profile(rr, rs), _profile(sr, ss)]), nan=0.0, posinf=1e8,
                       neginf=-1e8)
-    y = np.concatenate([np.zeros(len(r)), np.ones(len(s))])
+    y = np.concatenate([np.zeros(len(rr)), np.ones(len(sr))])
     x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.3, random_state=seed,
                                               stratify=y)
     model = MLPClassifier(hidden_layer_sizes=(100,), max_iter=1000, random_state=seed,

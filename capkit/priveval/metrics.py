@@ -36,7 +36,7 @@ from capkit.distance.neighbour_risk import (
 from capkit.distance.neighbours import Encoded, joint_encode
 from capkit.errors import CapkitError
 from capkit.priveval import prepare, published
-from capkit.priveval._search import euclid
+from capkit.priveval._search import Searches
 
 __all__ = ["METRICS", "VARIANTS", "metrics"]
 
@@ -64,9 +64,9 @@ def _codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.nd
     return out
 
 
-def _air(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str) -> float:
+def _air(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str, search: Searches) -> float:
     r, s = prepare.air_features(real, synthetic, sensitive)
-    index, _ = euclid(s, r, 1)
+    index, _ = search("air", s, r, 1, "rs")
     accuracy = float(np.mean(real[sensitive].to_numpy() == synthetic[sensitive].to_numpy()[
         index[:, 0]]))
     f1 = 2 * accuracy / (accuracy + 1) if accuracy > 0 else 0.0
@@ -178,16 +178,17 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     want = [m for m in METRICS if m not in skip]
     labels_r, labels_s = prepare.label_frames(real, synthetic)
     capkit_way = variant == "capkit"
+    search = Searches()
     if variant == "published":
         early = published.early_metrics(real, synthetic, labels_r, labels_s, sensitive,
-                                        key_list, want, seed=seed)
+                                        key_list, want, search, seed=seed)
         out.update(early)
         want = [m for m in want if m not in early]
     if capkit_way:
         enc_r, enc_s, cat, num = _gower_tables(real, synthetic)
 
     if "Attribute Inference Risk" in want:
-        out["Attribute Inference Risk"] = _air(real, synthetic, sensitive)
+        out["Attribute Inference Risk"] = _air(real, synthetic, sensitive, search)
     if "GeneralizedCAP" in want or "ZeroCAP" in want:
         out["GeneralizedCAP"], out["ZeroCAP"] = _cap_pair(labels_r, labels_s, key_list,
                                                           sensitive, variant)
@@ -197,8 +198,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
             out["Median Distance to Closest Record"] = 1.0 - 1.0 / (1.0 + np.exp(-ratio))
         else:
             zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
-            d_rs = euclid(zs, zr, 1)[1][:, 0]
-            d_rr = euclid(zr, zr, 2)[1][:, 1]
+            d_rs = search("label", zs, zr, 1, "rs")[1][:, 0]
+            d_rr = search("label", zr, zr, 2, "rr")[1][:, 1]
             out["Median Distance to Closest Record"] = cl.median_ratio_score(d_rs, d_rr)
     if "Hitting Rate" in want:
         out["Hitting Rate"] = (hitting_rate(enc_r, enc_s, hit_threshold) if capkit_way
@@ -223,13 +224,14 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     if any(m in want for m in ("Nearest Synthetic Neighbour Distance", "Close Value Probability",
                                "Distant Value Probability")):
         r, s = prepare.onehot_standardised(real, synthetic)
-        d_rs = euclid(s, r, 1)[1][:, 0]
+        d_rs = search("onehot", s, r, 1, "rs")[1][:, 0]
         out["Close Value Probability"] = cl.close_value_probability(d_rs, close_threshold)
         out["Distant Value Probability"] = cl.distant_value_probability(d_rs, distant_threshold)
         out["Nearest Synthetic Neighbour Distance"] = cl.nearest_neighbour_distance(d_rs)
     if "Authenticity" in want:
         r, s = prepare.numeric_standardised(real, synthetic)
-        out["Authenticity"] = cl.authenticity(euclid(r, r, 2)[1][:, 1], euclid(s, r, 1)[1][:, 0])
+        out["Authenticity"] = cl.authenticity(search("numeric", r, r, 2, "rr")[1][:, 1],
+                                              search("numeric", s, r, 1, "rs")[1][:, 0])
     if "DetectionMLP" in want:
         r, s = prepare.onehot_standardised(real, synthetic)
         out["DetectionMLP"] = 1.0 - mlp_detection_auc(r, s)
@@ -241,8 +243,9 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                 enc_r, enc_s, weights=weights, total=total)["eps_risk"]
         else:
             r, s = prepare.identifiability_features(real, synthetic)
-            out["Identifiability Score"] = cl.identifiable_share(euclid(r, r, 2)[1][:, 1],
-                                                                 euclid(s, r, 1)[1][:, 0])
+            out["Identifiability Score"] = cl.identifiable_share(
+                search("identify", r, r, 2, "rr")[1][:, 1],
+                search("identify", s, r, 1, "rs")[1][:, 0])
     projected = [m for m in ("Distance to Closest Record", "Nearest Neighbour Distance Ratio",
                              "Hidden Rate") if m in want]
     if projected:
@@ -250,7 +253,7 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                                           labels_s.fillna(0).to_numpy())
         if not capkit_way and ("Distance to Closest Record" in want
                                or "Nearest Neighbour Distance Ratio" in want):
-            d2 = euclid(pr, ps, 2)[1]  # each synthetic record's two nearest real records
+            d2 = search("projection", pr, ps, 2, "sr")[1]  # two nearest real, per synthetic
         if "Distance to Closest Record" in want:
             d = dcr(synthetic, real).distance if capkit_way else d2[:, 0]
             out["Distance to Closest Record"] = cl.mean_dcr_score(d)
@@ -261,6 +264,6 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                 ratio = float(np.mean(cl.distance_ratio(d2[:, 0], d2[:, 1])))
             out["Nearest Neighbour Distance Ratio"] = 1.0 - ratio
         if "Hidden Rate" in want:
-            index = euclid(ps, pr, 1)[0][:, 0]
+            index = search("projection", ps, pr, 1, "rs")[0][:, 0]
             out["Hidden Rate"] = float(np.mean(index == np.arange(len(pr))))
     return pd.Series(out, name=variant, dtype=np.float64)

@@ -42,7 +42,7 @@ from capkit.attacks.early_priveval import (
 from capkit.counts.tables import crosstab
 from capkit.distance import closeness as cl
 from capkit.priveval import prepare
-from capkit.priveval._search import euclid
+from capkit.priveval._search import Searches
 
 __all__ = ["CHANGED", "early_metrics"]
 
@@ -55,11 +55,12 @@ CHANGED = (
 )
 
 
-def _air(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str) -> float:
+def _air(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str, search: Searches
+         ) -> float:
     keys = [c for c in real.columns if c != sensitive]
     both = pd.get_dummies(pd.concat([real[keys], synthetic[keys]]), dtype=np.int64)
     values = both.to_numpy(dtype=np.float64)
-    index, _ = euclid(values[len(real):], values[:len(real)], 1)
+    index, _ = search("air_keys", values[len(real):], values[:len(real)], 1, "rs")
     accuracy = float(np.mean(real[sensitive].to_numpy()
                              == synthetic[sensitive].to_numpy()[index[:, 0]]))
     f1 = 2 * accuracy / (accuracy + 1) if accuracy > 0 else 0.0
@@ -82,15 +83,16 @@ def _string_codes(frame: pd.DataFrame) -> np.ndarray:
 
 def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.DataFrame,
                   labels_s: pd.DataFrame, sensitive: str, keys: Sequence[str],
-                  want: Sequence[str], *, seed: int = 0) -> dict[str, float]:
+                  want: Sequence[str], search: Searches, *, seed: int = 0
+                  ) -> dict[str, float]:
     """The metrics of :data:`CHANGED` among ``want``, as PrivEval's commit 379d742 computes
     them (module docstring). ``labels_r``, ``labels_s``: PrivEval's label frames
-    (:func:`capkit.priveval.prepare.label_frames`); ``seed``: the membership classifier's
-    splits."""
+    (:func:`capkit.priveval.prepare.label_frames`); ``search``: the call's searches (shared
+    with the other metrics); ``seed``: the membership classifier's splits."""
     out: dict[str, float] = {}
     keys = [c for c in labels_r.columns if c in set(keys)]  # the label frames' column order
     if "Attribute Inference Risk" in want:
-        out["Attribute Inference Risk"] = _air(real, synthetic, sensitive)
+        out["Attribute Inference Risk"] = _air(real, synthetic, sensitive, search)
     if "GeneralizedCAP" in want:
         pooled = pd.concat([labels_r, labels_s], ignore_index=True)
         out["GeneralizedCAP"] = forest_key_accuracy(_string_codes(pooled[keys]),
@@ -99,10 +101,16 @@ def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.Data
         table = crosstab(labels_r.astype(str), labels_s.astype(str), keys, sensitive,
                          allow_disjoint_levels=True)
         out["ZeroCAP"] = unique_key_agreement(table.original, table.synthetic)
+    if "Nearest Neighbour Adversarial Accuracy" in want:
+        zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
+        k = min(5, len(zr) - 1, len(zs) - 1)
+        out["Nearest Neighbour Adversarial Accuracy"] = neighbour_profile_accuracy(
+            search("label", zr, zr, k + 1, "rr")[1][:, 1:], search("label", zs, zr, k, "rs")[1],
+            search("label", zr, zs, k, "sr")[1], search("label", zs, zs, k + 1, "ss")[1][:, 1:])
     if "Median Distance to Closest Record" in want:
         zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
-        mut = float(np.median(euclid(zr, zs, 1)[1][:, 0]))
-        internal = float(np.median(euclid(zr, zr, 2)[1][:, 1]))
+        mut = float(np.median(search("label", zr, zs, 1, "sr")[1][:, 0]))
+        internal = float(np.median(search("label", zr, zr, 2, "rr")[1][:, 1]))
         out["Median Distance to Closest Record"] = (
             0.0 if internal == 0 else float(1.0 / (1.0 + np.exp(-mut / internal))))
     if "Membership Inference Risk" in want:
@@ -111,14 +119,11 @@ def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.Data
         both = both.fillna(both.mean()).to_numpy()
         out["Membership Inference Risk"] = boosted_real_recall(both[:len(real)],
                                                                both[len(real):], seed=seed)
-    if "Nearest Neighbour Adversarial Accuracy" in want:
-        zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
-        out["Nearest Neighbour Adversarial Accuracy"] = neighbour_profile_accuracy(zr, zs)
     numeric = [m for m in ("Nearest Synthetic Neighbour Distance", "Close Value Probability",
                            "Distant Value Probability") if m in want]
     if numeric:
         r, s = prepare.numeric_standardised(real, synthetic)
-        d_rs = euclid(s, r, 1)[1][:, 0]
+        d_rs = search("numeric", s, r, 1, "rs")[1][:, 0]
         norm = cl.minmax_normalised(d_rs)
         out["Nearest Synthetic Neighbour Distance"] = 0.0 if norm is None else float(
             np.mean(norm))
@@ -131,6 +136,6 @@ def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.Data
             synthetic[num].fillna(synthetic[num].mean()).to_numpy(dtype=np.float64))
     if "Identifiability Score" in want:
         r, s = prepare.identifiability_features(real, synthetic)
-        out["Identifiability Score"] = cl.identifiable_share(euclid(r, r, 3)[1][:, 2],
-                                                             euclid(s, r, 1)[1][:, 0])
+        out["Identifiability Score"] = cl.identifiable_share(
+            search("identify", r, r, 3, "rr")[1][:, 2], search("identify", s, r, 1, "rs")[1][:, 0])
     return {name: value for name, value in out.items() if name in want}

@@ -60,10 +60,27 @@ def mlp_detection_auc(real: object, synthetic: object, *, folds: int = 5, seed: 
     return float(np.mean(aucs))
 
 
-def boosted_real_recall(real: object, synthetic: object, *, iterations: int = 5, seed: int = 0
-                        ) -> float:
+def _booster(classifier: str, seed: int) -> object:
+    if classifier == "lightgbm":
+        try:
+            from lightgbm import LGBMClassifier
+        except ImportError as exc:
+            raise CapkitError("classifier='lightgbm' needs the lightgbm package (pip install "
+                              "lightgbm); the default 'hist_gradient_boosting' needs none"
+                              ) from exc
+        return LGBMClassifier(verbosity=-1, random_state=42, n_jobs=1)
+    if classifier != "hist_gradient_boosting":
+        raise CapkitError("classifier must be 'hist_gradient_boosting' or 'lightgbm', got "
+                          f"{classifier!r}")
+    return HistGradientBoostingClassifier(random_state=seed)
+
+
+def boosted_real_recall(real: object, synthetic: object, *, iterations: int = 5, seed: int = 0,
+                        classifier: str = "hist_gradient_boosting") -> float:
     """Mean recall of the real class over ``iterations`` stratified 70/30 splits (split k drawn
-    with ``seed + k``; the classifier seeded with ``seed``)."""
+    with ``seed + k``; the classifier seeded with ``seed``). ``classifier="lightgbm"``:
+    PrivEval's ``LGBMClassifier(random_state=42)`` (needs the lightgbm package; its splits
+    stay seeded, PrivEval's are not)."""
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
             or iterations < 1:
         raise CapkitError(f"iterations must be an integer >= 1, got {iterations!r}")
@@ -72,6 +89,6 @@ def boosted_real_recall(real: object, synthetic: object, *, iterations: int = 5,
     for k in range(int(iterations)):
         x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.3, random_state=seed + k,
                                                   stratify=y)
-        model = HistGradientBoostingClassifier(random_state=seed).fit(x_tr, y_tr)
+        model = _booster(classifier, seed).fit(x_tr, y_tr)
         recalls.append(recall_score(y_te, model.predict(x_te)))
     return float(np.mean(recalls))

@@ -127,7 +127,8 @@ def _hitting_priveval(labels_r: pd.DataFrame, labels_s: pd.DataFrame, threshold:
 def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Revenue", *,
             keys: Sequence[str] | None = None, variant: str = "priveval", seed: int = 0,
             close_threshold: float = 0.2, distant_threshold: float = 0.8,
-            hit_threshold: float = 1 / 30, skip: Sequence[str] = ()) -> pd.Series:
+            hit_threshold: float = 1 / 30, skip: Sequence[str] = (),
+            classifier: str = "hist_gradient_boosting") -> pd.Series:
     """PrivEval's 17 metrics of ``synthetic`` against ``real``, under PrivEval's names.
 
     Parameters
@@ -151,6 +152,9 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
         The hitting rate's share of each numeric range, in [0, 1].
     skip
         Metric names not to compute (NaN in the result), e.g. the slow DetectionMLP.
+    classifier
+        The membership-inference classifier: ``"hist_gradient_boosting"`` (scikit-learn's) or
+        ``"lightgbm"`` (PrivEval's; needs the lightgbm package).
 
     Returns
     -------
@@ -181,7 +185,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     search = Searches()
     if variant == "published":
         early = published.early_metrics(real, synthetic, labels_r, labels_s, sensitive,
-                                        key_list, want, search, seed=seed)
+                                        key_list, want, search, seed=seed,
+                                        classifier=classifier)
         out.update(early)
         want = [m for m in want if m not in early]
     if capkit_way:
@@ -209,7 +214,7 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                               dtype=np.int64).astype(np.float64)
         both = both.fillna(both.mean()).to_numpy()
         out["Membership Inference Risk"] = 1.0 - boosted_real_recall(
-            both[:len(real)], both[len(real):], seed=seed)
+            both[:len(real)], both[len(real):], seed=seed, classifier=classifier)
     if "Nearest Neighbour Adversarial Accuracy" in want:
         a, b = (enc_r, enc_s) if capkit_way else _priveval_gower(labels_r, labels_s)
         rule = "identity" if capkit_way else "content"

@@ -83,12 +83,13 @@ def _string_codes(frame: pd.DataFrame) -> np.ndarray:
 
 def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.DataFrame,
                   labels_s: pd.DataFrame, sensitive: str, keys: Sequence[str],
-                  want: Sequence[str], search: Searches, *, seed: int = 0
-                  ) -> dict[str, float]:
+                  want: Sequence[str], search: Searches, *, seed: int = 0,
+                  classifier: str = "hist_gradient_boosting") -> dict[str, float]:
     """The metrics of :data:`CHANGED` among ``want``, as PrivEval's commit 379d742 computes
     them (module docstring). ``labels_r``, ``labels_s``: PrivEval's label frames
     (:func:`capkit.priveval.prepare.label_frames`); ``search``: the call's searches (shared
-    with the other metrics); ``seed``: the membership classifier's splits."""
+    with the other metrics); ``seed``, ``classifier``: the membership classifier's splits and
+    kind."""
     out: dict[str, float] = {}
     keys = [c for c in labels_r.columns if c in set(keys)]  # the label frames' column order
     if "Attribute Inference Risk" in want:
@@ -117,8 +118,8 @@ def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.Data
         both = pd.get_dummies(pd.concat([real, synthetic], ignore_index=True), drop_first=True,
                               dtype=np.int64).astype(np.float64)
         both = both.fillna(both.mean()).to_numpy()
-        out["Membership Inference Risk"] = boosted_real_recall(both[:len(real)],
-                                                               both[len(real):], seed=seed)
+        out["Membership Inference Risk"] = boosted_real_recall(
+            both[:len(real)], both[len(real):], seed=seed, classifier=classifier)
     numeric = [m for m in ("Nearest Synthetic Neighbour Distance", "Close Value Probability",
                            "Distant Value Probability") if m in want]
     if numeric:

@@ -63,7 +63,8 @@ for name in dir(gmr):
                 times[_n] = time.perf_counter() - start
         module.calculate_metric = wrapped
 start = time.perf_counter()
-result = gmr.get_metric_results(df, syn_df, real_labels, syn_labels, sensitive_attributes=['Revenue'])
+result = gmr.get_metric_results(df, syn_df, real_labels, syn_labels,
+                                sensitive_attributes=['Revenue'])
 total = time.perf_counter() - start
 print(json.dumps({"total": total, "times": times,
                   "values": dict(zip(result['Metric'], result['Result']))}))

@@ -372,3 +372,39 @@ def test_published_tabsyn_numbers_at_two_decimals():
     published = pd.read_csv(REFERENCE / "tabsyn_metric_results.csv.gz").set_index("Metric")
     for name in REPRODUCED:
         assert round(got[name], 2) == published.loc[name, "Result"], name
+
+
+# ---- the classifier scores -------------------------------------------------------------------
+
+def test_detection_classifiers_tell_apart_what_differs_and_not_what_does_not():
+    from capkit.attacks.detection import boosted_real_recall, mlp_detection_auc
+
+    rng = np.random.default_rng(5)
+    real = rng.normal(size=(150, 3))
+    same = rng.normal(size=(150, 3))
+    apart = rng.normal(size=(150, 3)) + 6.0
+    assert mlp_detection_auc(real, apart, folds=2) > 0.99
+    assert abs(mlp_detection_auc(real, same, folds=2) - 0.5) < 0.2
+    assert boosted_real_recall(real, apart, iterations=2) > 0.95
+    assert boosted_real_recall(real, apart, iterations=2) == boosted_real_recall(
+        real, apart, iterations=2)  # seeded
+    with pytest.raises(CapkitError, match="folds must be an integer >= 2"):
+        mlp_detection_auc(real, same, folds=1)
+    with pytest.raises(CapkitError, match="classifier must be"):
+        boosted_real_recall(real, same, classifier="xgboost")
+    with pytest.raises(CapkitError, match="same columns"):
+        boosted_real_recall(real, same[:, :2])
+
+
+def test_early_classifier_measures():
+    from capkit.attacks.early_priveval import forest_key_accuracy, neighbour_profile_accuracy
+
+    rng = np.random.default_rng(6)
+    keys = rng.integers(0, 3, size=(400, 2))
+    assert forest_key_accuracy(keys, keys[:, 0] == 1) == 1.0  # the key decides the value
+    assert forest_key_accuracy(keys, rng.random(400) < 0.5) < 0.2  # nothing to learn
+    near = np.sort(rng.random((200, 3)), axis=1)
+    far = near + 5.0
+    assert neighbour_profile_accuracy(near, far, far, near) == 1.0
+    with pytest.raises(CapkitError, match="rr and rs must be"):
+        neighbour_profile_accuracy(near, near[:, :2], far, far)

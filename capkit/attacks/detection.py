@@ -14,8 +14,9 @@ membership-inference attack: the real records are labelled 1, the synthetic 0, a
   LightGBM's exact defaults) with seeded splits, so its number is reproducible but not
   PrivEval's to the digit (``docs/priveval-differences.md``).
 
-Both are seeded; scikit-learn's MLP depends on floating-point summation order (BLAS), so its AUC
-can move in the last digits between machines.
+Both are seeded and fitted on one thread (BLAS and OpenMP limited to one: the same result for
+any thread count, and no oversubscription on a shared machine); scikit-learn's MLP still depends
+on the CPU's BLAS kernels, so its AUC can move in the last digits between machines.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import StandardScaler
 
+from capkit.distance.neighbours import one_thread
 from capkit.errors import CapkitError
 
 __all__ = ["boosted_real_recall", "mlp_detection_auc"]
@@ -55,7 +57,8 @@ def mlp_detection_auc(real: object, synthetic: object, *, folds: int = 5, seed: 
     for train, test in StratifiedKFold(int(folds), shuffle=True, random_state=seed).split(x, y):
         model = MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300, random_state=seed,
                               early_stopping=True, validation_fraction=0.1)
-        model.fit(x[train], y[train])
+        with one_thread():
+            model.fit(x[train], y[train])
         aucs.append(roc_auc_score(y[test], model.predict_proba(x[test])[:, 1]))
     return float(np.mean(aucs))
 
@@ -89,6 +92,7 @@ def boosted_real_recall(real: object, synthetic: object, *, iterations: int = 5,
     for k in range(int(iterations)):
         x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.3, random_state=seed + k,
                                                   stratify=y)
-        model = _booster(classifier, seed).fit(x_tr, y_tr)
-        recalls.append(recall_score(y_te, model.predict(x_te)))
+        with one_thread():
+            model = _booster(classifier, seed).fit(x_tr, y_tr)
+            recalls.append(recall_score(y_te, model.predict(x_te)))
     return float(np.mean(recalls))

@@ -25,6 +25,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 
+from capkit.distance.neighbours import one_thread
 from capkit.errors import CapkitError
 
 __all__ = ["forest_key_accuracy", "neighbour_profile_accuracy", "unique_key_agreement"]
@@ -68,7 +69,8 @@ def forest_key_accuracy(keys: np.ndarray, sensitive: np.ndarray, *, seed: int = 
                                               stratify=y)
     model = RandomForestClassifier(n_estimators=50, max_depth=10, random_state=seed,
                                    min_samples_split=5, min_samples_leaf=2)
-    accuracy = accuracy_score(y_te, model.fit(x_tr, y_tr).predict(x_te))
+    with one_thread():
+        accuracy = accuracy_score(y_te, model.fit(x_tr, y_tr).predict(x_te))
     chance = 1.0 / len(labels)
     return float((accuracy - chance) / (1.0 - chance)) if accuracy > chance else 0.0
 
@@ -99,4 +101,5 @@ def neighbour_profile_accuracy(rr: np.ndarray, rs: np.ndarray, sr: np.ndarray, s
     model = MLPClassifier(hidden_layer_sizes=(100,), max_iter=1000, random_state=seed,
                           early_stopping=True, validation_fraction=0.1, n_iter_no_change=10,
                           alpha=0.0001)
-    return float(accuracy_score(y_te, model.fit(x_tr, y_tr).predict(x_te)))
+    with one_thread():
+        return float(accuracy_score(y_te, model.fit(x_tr, y_tr).predict(x_te)))

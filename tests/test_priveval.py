@@ -311,6 +311,24 @@ def test_principal_coordinates_match_pca_distances():
     np.testing.assert_allclose(np.abs(py), np.abs(qy), atol=1e-10)
 
 
+def test_randomized_projection_is_seeded_and_exact_on_rank_two_data():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 5)) + rng.normal(size=5)
+    y = rng.normal(size=(9, 2)) @ rng.normal(size=(2, 5))
+    exact = cl.principal_coordinates(x, y)
+    drawn = cl.principal_coordinates(x, y, method="randomized", seed=3)
+    again = cl.principal_coordinates(x, y, method="randomized", seed=3)
+    np.testing.assert_array_equal(drawn[1], again[1])
+
+    def gaps(a):
+        return np.linalg.norm(a[:, None, :] - a[None, :, :], axis=2)
+
+    # two axes span all of rank-2 standardised data: the randomised range is exact
+    np.testing.assert_allclose(gaps(drawn[0]), gaps(exact[0]), atol=1e-9)
+    with pytest.raises(CapkitError, match="method must be"):
+        cl.principal_coordinates(x, method="svds")
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -320,6 +338,7 @@ def test_principal_coordinates_match_pca_distances():
     ({"distant_threshold": 0.0}, "distant_threshold must be in"),
     ({"hit_threshold": -0.1}, "hit_threshold must be in"),
     ({"variant": "synthcity"}, "variant must be one of"),
+    ({"projection": "tsne"}, "projection must be 'exact' or 'randomized'"),
     ({"skip": ["DCR"]}, "skip names unknown metrics"),
     ({"keys": ["nowhere"]}, "missing \\['nowhere'\\]"),
 ])

@@ -139,8 +139,8 @@ def distance_ratio(d1: object, d2: object) -> np.ndarray:
     return out
 
 
-def principal_coordinates(reference: np.ndarray, *others: np.ndarray, components: int = 2
-                          ) -> list[np.ndarray]:
+def principal_coordinates(reference: np.ndarray, *others: np.ndarray, components: int = 2,
+                          method: str = "exact", seed: int = 0) -> list[np.ndarray]:
     """Coordinates on the first principal axes of the standardised ``reference`` columns.
 
     As saiph's PCA (``saiph.projection.fit_transform`` on numeric columns; Lê, Josse & Husson,
@@ -149,6 +149,12 @@ def principal_coordinates(reference: np.ndarray, *others: np.ndarray, components
     ``components`` right singular vectors of the standardised reference. ``others`` are
     standardised with the reference's mean and deviation and projected on the same axes. The
     sign of an axis is arbitrary, so distances between coordinates are what is defined.
+
+    ``method="randomized"``: the axes of saiph's randomised SVD (Halko, Martinsson & Tropp,
+    "Finding structure with randomness", SIAM Review 2011, algorithms 4.4 and 5.1: a Gaussian
+    test matrix of ``components`` columns drawn from ``numpy.random.RandomState(seed)``, two
+    power iterations, no oversampling), which saiph uses whenever fewer axes than columns are
+    kept, unseeded; approximate axes, so the coordinates move with ``seed``.
 
     Returns
     -------
@@ -163,7 +169,17 @@ def principal_coordinates(reference: np.ndarray, *others: np.ndarray, components
     std = (ref - mean).std(axis=0)
     std[std <= sys.float_info.min] = 1.0
     z = (ref - mean) / std
-    _, _, vt = np.linalg.svd(z, full_matrices=False)
+    if method == "exact":
+        _, _, vt = np.linalg.svd(z, full_matrices=False)
+    elif method == "randomized":
+        omega = np.random.RandomState(seed).normal(0.0, 1.0, size=(z.shape[1], int(components)))
+        q, _ = np.linalg.qr(z @ omega)
+        for _ in range(2):
+            q_tilde, _ = np.linalg.qr(z.T @ q)
+            q, _ = np.linalg.qr(z @ q_tilde)
+        _, _, vt = np.linalg.svd(q.T @ z, full_matrices=False)
+    else:
+        raise CapkitError(f"method must be 'exact' or 'randomized', got {method!r}")
     axes = vt[:int(components)].T
     out = [z @ axes]
     for other in others:

@@ -140,7 +140,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
             keys: Sequence[str] | None = None, variant: str = "priveval", seed: int = 0,
             close_threshold: float = 0.2, distant_threshold: float = 0.8,
             hit_threshold: float = 1 / 30, skip: Sequence[str] = (),
-            classifier: str = "hist_gradient_boosting") -> pd.Series:
+            classifier: str = "hist_gradient_boosting", projection: str = "exact"
+            ) -> pd.Series:
     """PrivEval's 17 metrics of ``synthetic`` against ``real``, under PrivEval's names.
 
     Parameters
@@ -167,6 +168,10 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     classifier
         The membership-inference classifier: ``"hist_gradient_boosting"`` (scikit-learn's) or
         ``"lightgbm"`` (PrivEval's; needs the lightgbm package).
+    projection
+        The 2-d projection of DCR, NNDR and the hidden rate: ``"exact"`` principal axes, or
+        ``"randomized"``, saiph's randomised SVD drawn with ``seed``
+        (:func:`capkit.distance.closeness.principal_coordinates`).
 
     Returns
     -------
@@ -188,6 +193,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                         ("distant_threshold", distant_threshold)):
         if not isinstance(value, (int, float)) or not 0 < value < 1:
             raise CapkitError(f"{name} must be in (0, 1), got {value!r}")
+    if projection not in ("exact", "randomized"):
+        raise CapkitError(f"projection must be 'exact' or 'randomized', got {projection!r}")
     if not isinstance(hit_threshold, (int, float)) or not 0 <= hit_threshold <= 1:
         raise CapkitError(f"hit_threshold must be in [0, 1], got {hit_threshold!r}")
     out = dict.fromkeys(METRICS, np.nan)
@@ -267,7 +274,8 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
                              "Hidden Rate") if m in want]
     if projected:
         pr, ps = cl.principal_coordinates(labels_r.fillna(0).to_numpy(),
-                                          labels_s.fillna(0).to_numpy())
+                                          labels_s.fillna(0).to_numpy(), method=projection,
+                                          seed=seed)
         if not capkit_way and ("Distance to Closest Record" in want
                                or "Nearest Neighbour Distance Ratio" in want):
             d2 = search("projection", pr, ps, 2, "sr")[1]  # two nearest real, per synthetic

@@ -26,6 +26,7 @@ from capkit.distance import closeness as cl
 from capkit.distance.dcr import dcr
 from capkit.distance.nearest import nearest
 from capkit.distance.neighbour_risk import (
+    adversarial_accuracy,
     entropy_weights,
     epsilon_identifiability,
     hitting_rate,
@@ -33,7 +34,7 @@ from capkit.distance.neighbour_risk import (
     nnaa,
     nndr,
 )
-from capkit.distance.neighbours import Encoded, joint_encode
+from capkit.distance.neighbours import Encoded, Weights, joint_encode, k_nearest
 from capkit.errors import CapkitError
 from capkit.priveval import prepare, published
 from capkit.priveval._search import Searches
@@ -104,15 +105,30 @@ def _gower_tables(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple[Encoded,
     return enc_r, enc_s, cat, num
 
 
-def _priveval_gower(labels_r: pd.DataFrame, labels_s: pd.DataFrame) -> tuple[Encoded, Encoded]:
-    """PrivEval's NNAA distance on the label frames: every column numeric, |x - y| divided by
-    max(range over both frames, 1) (SynthEval's Gower on unscaled data)."""
+def _priveval_gower(labels_r: pd.DataFrame, labels_s: pd.DataFrame) -> float:
+    """PrivEval's NNAA on the label frames: Yale et al.'s adversarial accuracy under SynthEval's
+    Gower distance on *unscaled* values, every column numeric: each |x - y| weighted by
+    1 / max(range, 1) (added term by term as scipy's weighted ``cdist`` does, so that equal
+    distances come out equal), the sum divided by the number of columns. The range is taken
+    over the two tables each distance matrix compares: real and synthetic for the distances
+    between them, the real records alone for real-to-real, the synthetic alone for
+    synthetic-to-synthetic (SynthEval's matrix function called on one table)."""
     r = labels_r.to_numpy(dtype=np.float64)
     s = labels_s.to_numpy(dtype=np.float64)
-    span = np.maximum(np.ptp(np.vstack([r, s]), axis=0), 1.0)
-    lo = np.vstack([r, s]).min(axis=0)
-    return (Encoded(np.zeros((len(r), 0), dtype=np.int64), (r - lo) / span),
-            Encoded(np.zeros((len(s), 0), dtype=np.int64), (s - lo) / span))
+    none = np.zeros((0,), dtype=np.float64)
+
+    def weights(*tables: np.ndarray) -> Weights:
+        return Weights(none, 1.0 / np.maximum(np.ptp(np.vstack(tables), axis=0), 1.0))
+
+    a = Encoded(np.zeros((len(r), 0), dtype=np.int64), r)
+    b = Encoded(np.zeros((len(s), 0), dtype=np.int64), s)
+    total = float(r.shape[1])
+    a_self = k_nearest(a, a, 1, weights=weights(r), total=total, self_rule="content",
+                       same=True)[:, 0]
+    b_self = k_nearest(b, b, 1, weights=weights(s), total=total, self_rule="content",
+                       same=True)[:, 0]
+    return adversarial_accuracy(a, b, self_rule="content", a_self=a_self, b_self=b_self,
+                                weights=weights(r, s), total=total)
 
 
 def _hitting_priveval(labels_r: pd.DataFrame, labels_s: pd.DataFrame, threshold: float) -> float:
@@ -235,10 +251,11 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
         out["Membership Inference Risk"] = 1.0 - boosted_real_recall(
             both[:len(real)], both[len(real):], seed=seed, classifier=classifier)
     if "Nearest Neighbour Adversarial Accuracy" in want:
-        a, b = (enc_r, enc_s) if capkit_way else _priveval_gower(labels_r, labels_s)
-        rule = "identity" if capkit_way else "content"
-        out["Nearest Neighbour Adversarial Accuracy"] = 1.0 - nnaa(a, b, seed=seed,
-                                                                   self_rule=rule)["avg"]
+        if capkit_way:
+            accuracy = nnaa(enc_r, enc_s, seed=seed)["avg"]
+        else:
+            accuracy = _priveval_gower(labels_r, labels_s)
+        out["Nearest Neighbour Adversarial Accuracy"] = 1.0 - accuracy
     if "Common Row Proportion" in want:
         joint = pd.concat([real, synthetic], ignore_index=True)
         codes = _codes([joint], list(real.columns))[0]

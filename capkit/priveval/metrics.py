@@ -38,6 +38,7 @@ from capkit.distance.neighbours import Encoded, Weights, joint_encode, k_nearest
 from capkit.errors import CapkitError
 from capkit.priveval import prepare, published
 from capkit.priveval._search import Searches
+from capkit.priveval.hitting import hitting_rate_labels
 
 __all__ = ["METRICS", "VARIANTS", "metrics"]
 
@@ -131,27 +132,6 @@ def _priveval_gower(labels_r: pd.DataFrame, labels_s: pd.DataFrame) -> float:
                                 weights=weights(r, s), total=total)
 
 
-def _hitting_priveval(labels_r: pd.DataFrame, labels_s: pd.DataFrame, threshold: float) -> float:
-    """PrivEval's hitting rate on the label frames: text, boolean and exactly-{0, 1} columns
-    must be equal, the others within ``threshold`` x their real range."""
-    cat = [c for c in labels_r.columns if not pd.api.types.is_numeric_dtype(labels_r[c])
-           or labels_r[c].dtype == bool
-           or (labels_r[c].nunique() == 2 and set(labels_r[c].unique()) <= {0, 1})]
-    # a column of whole numbers whose tolerance is below 1 is matched by equality: the same
-    # hits, far fewer record pairs to compare
-    for c in labels_r.columns:
-        if c in cat:
-            continue
-        values = np.concatenate([labels_r[c].to_numpy(np.float64),
-                                 labels_s[c].to_numpy(np.float64)])
-        tolerance = threshold * (labels_r[c].max() - labels_r[c].min())
-        if tolerance < 1 and np.all(np.isfinite(values)) and np.all(values == np.round(values)):
-            cat.append(c)
-    num = [c for c in labels_r.columns if c not in cat]
-    enc_r, enc_s = joint_encode([labels_r, labels_s], cat, num)
-    return hitting_rate(enc_r, enc_s, threshold)
-
-
 def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Revenue", *,
             keys: Sequence[str] | None = None, variant: str = "priveval", seed: int = 0,
             close_threshold: float = 0.2, distant_threshold: float = 0.8,
@@ -243,7 +223,7 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
             out["Median Distance to Closest Record"] = cl.median_ratio_score(d_rs, d_rr)
     if "Hitting Rate" in want:
         out["Hitting Rate"] = (hitting_rate(enc_r, enc_s, hit_threshold) if capkit_way
-                               else _hitting_priveval(labels_r, labels_s, hit_threshold))
+                               else hitting_rate_labels(labels_r, labels_s, hit_threshold))
     if "Membership Inference Risk" in want:
         both = pd.get_dummies(pd.concat([real, synthetic], ignore_index=True), drop_first=True,
                               dtype=np.int64).astype(np.float64)

@@ -24,6 +24,13 @@ At 379d742:
 * NSND, CVP, DVP: on the numeric columns only (no one-hot text), NSND without ``1 -``;
 * DetectionMLP: the AUC itself on the numeric columns only;
 * Identifiability: against the *second* nearest other real record.
+
+The hitting rate's code did not change, but its published values are those it gives when the
+label-coded text columns and the 0/1 booleans are left out: its type test keeps columns of
+dtype ``int64`` or ``float64`` only, and where NumPy's default integer is 32 bits (Windows
+before NumPy 2) ``LabelEncoder`` codes and ``astype(int)`` are ``int32``, so those four columns
+drop out of the comparison. capkit infers this from the numbers (leaving them out gives the
+published value, to two decimals, on every release); PrivEval does not say where it ran.
 """
 
 from __future__ import annotations
@@ -43,11 +50,13 @@ from capkit.counts.tables import crosstab
 from capkit.distance import closeness as cl
 from capkit.priveval import prepare
 from capkit.priveval._search import Searches
+from capkit.priveval.hitting import hitting_rate_labels
 
 __all__ = ["CHANGED", "early_metrics"]
 
-#: The metrics whose definition changed after PrivEval last wrote its results.
-CHANGED = (
+#: The metrics whose definition changed after PrivEval last wrote its results, and the hitting
+#: rate, whose published values skip the label-coded and boolean columns (see early_metrics).
+CHANGED = ("Hitting Rate",
     "Attribute Inference Risk", "GeneralizedCAP", "ZeroCAP", "Median Distance to Closest Record",
     "Membership Inference Risk", "Nearest Neighbour Adversarial Accuracy",
     "Nearest Synthetic Neighbour Distance", "Close Value Probability",
@@ -108,6 +117,11 @@ def early_metrics(real: pd.DataFrame, synthetic: pd.DataFrame, labels_r: pd.Data
         out["Nearest Neighbour Adversarial Accuracy"] = neighbour_profile_accuracy(
             search("label", zr, zr, k + 1, "rr")[1][:, 1:], search("label", zs, zr, k, "rs")[1],
             search("label", zr, zs, k, "sr")[1], search("label", zs, zs, k + 1, "ss")[1][:, 1:])
+    if "Hitting Rate" in want:
+        coded = [c for c in real.columns if not pd.api.types.is_numeric_dtype(real[c])
+                 or real[c].dtype == bool]
+        out["Hitting Rate"] = hitting_rate_labels(labels_r.drop(columns=coded),
+                                                  labels_s.drop(columns=coded))
     if "Median Distance to Closest Record" in want:
         zr, zs = prepare.standardised(labels_r.to_numpy(), labels_s.to_numpy())
         mut = float(np.median(search("label", zr, zs, 1, "sr")[1][:, 0]))

@@ -391,8 +391,9 @@ def _data_folder() -> Path | None:
 
 #: Metrics whose published values capkit reproduces to PrivEval's 2 decimals on TabSyn, under
 #: the variant of the code that wrote them (docs/priveval-differences.md lists the others).
-REPRODUCED = ["Hitting Rate", "Common Row Proportion", "Close Value Probability", "Distant Value Probability",
-              "Authenticity", "Nearest Neighbour Distance Ratio", "Hidden Rate"]
+REPRODUCED = ["Hitting Rate", "Common Row Proportion", "Close Value Probability",
+              "Distant Value Probability", "Authenticity", "Nearest Neighbour Distance Ratio",
+              "Hidden Rate"]
 
 
 @pytest.mark.slow

@@ -12,16 +12,17 @@ from pathlib import Path
 import pytest
 
 #: The loaders a notebook may call, and the data set each needs.
-LOADERS = {"load_sd2011": "sd2011", "load_adult": "adult"}
+LOADERS = {"load_sd2011": "sd2011", "load_adult": "adult", "load_priveval": "priveval"}
 
 
 @functools.cache
 def _unavailable(name: str) -> str | None:
     """Why data set ``name`` cannot be loaded here (None when it can); tried once a session."""
-    from capkit.data import datasets
+    from capkit.data import datasets, priveval_data
 
+    module = priveval_data if name == "priveval" else datasets
     try:
-        getattr(datasets, f"load_{name}")(progress=False)
+        getattr(module, f"load_{name}")(progress=False)
     except Exception as exc:  # noqa: BLE001 - any failure means: skip, saying why
         return (f"notebook needs the {name} data, which could not be loaded (set CAPKIT_DATA "
                 f"to a folder with the .rda files): {exc}")

@@ -93,20 +93,25 @@ def nndr(real: Encoded, synthetic: Encoded, holdout: Encoded | None = None, *,
     return out
 
 
-def _self_distance(a: Encoded, self_rule: str) -> np.ndarray:
-    return k_nearest(a, a, 1, self_rule=self_rule, same=True)[:, 0]
+def _self_distance(a: Encoded, self_rule: str, weights: Weights | None = None,
+                   total: float | None = None) -> np.ndarray:
+    return k_nearest(a, a, 1, self_rule=self_rule, same=True, weights=weights, total=total)[:, 0]
 
 
 def adversarial_accuracy(a: Encoded, b: Encoded, *, self_rule: str = "identity",
-                         a_self: np.ndarray | None = None, b_self: np.ndarray | None = None
-                         ) -> float:
+                         a_self: np.ndarray | None = None, b_self: np.ndarray | None = None,
+                         weights: Weights | None = None, total: float | None = None) -> float:
     """Yale et al.'s AA(A, B): 1/2 [share of A closer to A than to B + the same for B].
 
-    ``a_self`` / ``b_self``: each table's distances to its own nearest record, when known."""
-    a_self = _self_distance(a, self_rule) if a_self is None else a_self
-    b_self = _self_distance(b, self_rule) if b_self is None else b_self
-    left = np.mean(k_nearest(a, b, 1, self_rule=self_rule)[:, 0] > a_self)
-    right = np.mean(k_nearest(b, a, 1, self_rule=self_rule)[:, 0] > b_self)
+    ``a_self`` / ``b_self``: each table's distances to its own nearest record, when known.
+    ``weights``, ``total``: column weights of the distance and its denominator (default 1 and
+    their sum; see :func:`~capkit.distance.neighbours.k_nearest`)."""
+    a_self = _self_distance(a, self_rule, weights, total) if a_self is None else a_self
+    b_self = _self_distance(b, self_rule, weights, total) if b_self is None else b_self
+    left = np.mean(k_nearest(a, b, 1, self_rule=self_rule, weights=weights, total=total)[:, 0]
+                   > a_self)
+    right = np.mean(k_nearest(b, a, 1, self_rule=self_rule, weights=weights, total=total)[:, 0]
+                    > b_self)
     return float(0.5 * (left + right))
 
 

@@ -94,8 +94,12 @@ def _select_points(block: np.ndarray, k: int, size: np.ndarray, start: np.ndarra
     taken; among the rows at it, the lowest positions (of any point at that distance).
     """
     n, n_points = block.shape
-    bound = (block.max(axis=1) if k >= n_points
-             else np.partition(block, k - 1, axis=1)[:, k - 1])
+    if k >= n_points:
+        bound = block.max(axis=1)
+    elif k == 1:  # the smallest: no partition needed
+        bound = block.min(axis=1)
+    else:
+        bound = np.partition(block, k - 1, axis=1)[:, k - 1]
     r, u = np.nonzero(block <= bound[:, None])
     d = block[r, u]
     order = np.lexsort((d, r))

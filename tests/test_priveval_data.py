@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import http.server
-import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_datasets import _Server  # the one local HTTP server of the loader tests
 
 from capkit.data import priveval_data as pv
 from capkit.errors import CapkitError
@@ -19,40 +18,6 @@ from capkit.errors import CapkitError
 REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "priveval"
 SHARED_ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle" / "priveval"
 SMALL = b"a,b,Revenue\n1.0,x,True\n2.5,y,False\n"
-
-
-class _Server:
-    def __init__(self, files: dict[str, bytes]):
-        self.files, self.requests = files, []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server API)
-                outer.requests.append(self.path)
-                body = outer.files.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
 
 
 @pytest.fixture

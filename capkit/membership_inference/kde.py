@@ -132,6 +132,16 @@ def _blocks(kernel: Kernel, z: np.ndarray):
 
 
 @numba.njit(cache=True, nogil=True)
+def _squared(data, i, points, j, d):
+    """|data_i - point_j|^2, summed over the columns in order (scipy's arithmetic)."""
+    arg = 0.0
+    for k in range(d):
+        residual = data[i, k] - points[j, k]
+        arg += residual * residual
+    return arg
+
+
+@numba.njit(cache=True, nogil=True)
 def _kernel_sums(data, weights, points, norm, out, start, stop):
     """out[j] = sum_i weights[i] * (exp(-|data_i - point_j|^2 / 2) * norm), i in data order,
     for j in [start, stop): scipy's loop with the two loops swapped, the same additions per
@@ -140,10 +150,7 @@ def _kernel_sums(data, weights, points, norm, out, start, stop):
     for j in range(start, stop):
         total = 0.0
         for i in range(n):
-            arg = 0.0
-            for k in range(d):
-                residual = data[i, k] - points[j, k]
-                arg += residual * residual
+            arg = _squared(data, i, points, j, d)
             total += weights[i] * (math.exp(-arg / 2.0) * norm)
         out[j] = total
 
@@ -156,18 +163,12 @@ def _log_kernel_sums(data, points, out, start, stop):
     for j in range(start, stop):
         low = np.inf
         for i in range(n):
-            arg = 0.0
-            for k in range(d):
-                residual = data[i, k] - points[j, k]
-                arg += residual * residual
+            arg = _squared(data, i, points, j, d)
             if arg < low:
                 low = arg
         total = 0.0
         for i in range(n):
-            arg = 0.0
-            for k in range(d):
-                residual = data[i, k] - points[j, k]
-                arg += residual * residual
+            arg = _squared(data, i, points, j, d)
             total += math.exp(-(arg - low) / 2.0)
         out[j] = math.log(total) - low / 2.0
 

@@ -277,3 +277,35 @@ def test_a_binary_half_against_a_wide_half():
     same = syn["label"].to_numpy()[records["nn_b1"]] == original["label"].to_numpy()
     tied = (syn["label"].to_numpy()[None, :] == original["label"].to_numpy()[:, None]).sum(1)
     np.testing.assert_allclose(records["p_link"], np.where(same, 1 / tied, 0.0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_categories_only_search_equals_the_distance_blocks(k):
+    """With no numeric column the k nearest of a query with k or more candidates sharing its
+    values are those candidates' lowest positions, found without a distance: the same answer
+    and the same band as the blocks give (forced here by a numeric column that is 0 everywhere,
+    which adds 0 to every distance), and every index equal to a record-by-record search."""
+    from capkit.attacks.neighbors import encode, nearest
+
+    rng = np.random.default_rng(k)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n),
+                             "c": rng.choice(list("0123"), n)})
+    queries, candidates = draw(60), draw(200)
+    plain = encode(queries, candidates, ["a", "b", "c"])
+    zero = encode(queries.assign(z=0.0), candidates.assign(z=0.0), ["a", "b", "c", "z"])
+    assert not plain.numeric and zero.numeric == ("z",)
+    bands: dict[str, set] = {"plain": set(), "zero": set()}
+    found = {}
+    for name, data in (("plain", plain), ("zero", zero)):
+        def keep(q, c, at, name=name):
+            bands[name].update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))
+        found[name] = nearest(data, k, on_band=keep)
+    for field in ("index", "distance", "kth", "n_below", "n_at_kth", "n_at_min"):
+        assert np.array_equal(getattr(found["plain"], field), getattr(found["zero"], field))
+    assert bands["plain"] == bands["zero"]
+    values = candidates.to_numpy()
+    for i, row in enumerate(queries.to_numpy()):
+        d = (values != row).sum(axis=1)
+        assert found["plain"].index[i].tolist() == sorted(range(len(d)),
+                                                           key=lambda j: (d[j], j))[:k]

@@ -218,6 +218,9 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
     q_bounds = np.flatnonzero(np.r_[True, q_sorted[1:] != q_sorted[:-1], True])
     several_groups = len(data.categorical) > 0 and starts[-1] > starts[1]
     fallback = [order_q[q_sorted < 0]]
+    if not data.numeric:  # categories only: every candidate of a query's group is at 0
+        fallback = [_same_values(groups_q, order_c, starts, k, several_groups, out, on_band)]
+        q_bounds = q_bounds[:1]  # no group left for the loop below
     bar = tqdm(total=len(q_bounds) - 1, desc="nearest neighbours", disable=not progress)
     for a, b in zip(q_bounds[:-1], q_bounds[1:], strict=True):
         group = q_sorted[a]
@@ -250,6 +253,31 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         ranked = _ranked(block, data.nan_free)
         _select(block, ranked, rows, everything, k, _kth(ranked, k), out, on_band)
     return out
+
+
+def _same_values(groups_q: np.ndarray, order_c: np.ndarray, starts: np.ndarray, k: int,
+                 several_groups: bool, out: Neighbors, on_band: BandCallback | None
+                 ) -> np.ndarray:
+    """:func:`nearest`'s groups when there is no numeric column: a query's group holds the
+    candidates with its values, all at distance 0, so its k nearest are the group's k lowest
+    positions and its band is the whole group, with no distance to compute. Fills ``out`` for
+    those queries and returns the others (no group, or fewer than k in it)."""
+    size = np.diff(starts)
+    group = np.maximum(groups_q, 0)
+    own = (groups_q >= 0) & ((size[group] >= k) | (not several_groups))
+    rows = np.flatnonzero(own)
+    first, length = starts[group[rows]], size[group[rows]]
+    out.index[rows] = order_c[first[:, None] + np.arange(k)]  # ascending positions
+    out.distance[rows] = 0.0
+    out.kth[rows] = 0.0
+    out.n_below[rows] = 0
+    out.n_at_kth[rows] = length
+    out.n_at_min[rows] = length
+    if on_band is not None and len(rows):
+        offset = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+        on_band(np.repeat(rows, length), order_c[np.repeat(first, length) + offset],
+                np.ones(int(length.sum()), dtype=bool))
+    return np.flatnonzero(~own)
 
 
 def _profiles(data: MixedData) -> tuple[np.ndarray, np.ndarray]:

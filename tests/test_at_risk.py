@@ -352,3 +352,16 @@ def test_without_holdout_near_copies_and_attack_are_not_flagged(case: dict) -> N
     assert note and "near copy" in note[0] and "attack" in note[0]
     text = render(custodian_report(result, "capkit report", {}, []), "html")
     assert "The people at risk" in text and "Records at risk: exact" in text
+
+
+def test_flagged_target_names_against_a_record_by_record_join():
+    """The names of the flagged targets per record, in the targets' order, and how many."""
+    from capkit.audit.at_risk import _targets_text
+
+    rng = np.random.default_rng(4)
+    for n_targets in (1, 3, 7):
+        per_target = {f"t{j}": rng.random(300) < rng.random() for j in range(n_targets)}
+        text, count = _targets_text(per_target, 300)
+        for i in range(300):
+            names = [t for t, flag in per_target.items() if flag[i]]
+            assert text[i] == ", ".join(names) and count[i] == len(names)

@@ -176,6 +176,13 @@ def _targets_text(per_target: dict[str, np.ndarray], n: int,
                   values: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Names of the flagged targets per record (", "-joined; ``name=value`` with ``values``)
     and how many."""
+    if values is None and per_target:  # the names alone: one text per pattern of flags
+        names = list(per_target)
+        flags = np.column_stack([np.asarray(per_target[t], dtype=bool) for t in names])
+        patterns, code = np.unique(flags, axis=0, return_inverse=True)
+        said = np.array([", ".join(t for t, on in zip(names, row, strict=True) if on)
+                         for row in patterns.tolist()], dtype=object)
+        return said[code.reshape(-1)], flags.sum(axis=1).astype(np.int64)
     text = np.full(n, "", dtype=object)
     count = np.zeros(n, dtype=np.int64)
     for t, flag in per_target.items():  # one pass per target, vectorised over records

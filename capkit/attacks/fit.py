@@ -17,6 +17,7 @@ cells took 6 s with two threads and 0.2 s with one).
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -32,16 +33,12 @@ from capkit.attacks.nearest_record import nearest_records
 from capkit.distance import dcr
 from capkit.errors import CapkitError
 
-_CONTROLLER: list[ThreadpoolController] = []
 
-
-def _one_blas_thread() -> object:
-    """A context in which BLAS runs on one thread (fits that do not depend on the thread
-    count). The libraries are looked up once per process: ``threadpool_limits`` reads them
-    again on every call, which cost more than a small fit."""
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+@functools.cache
+def _controller() -> ThreadpoolController:
+    """The process's BLAS and OpenMP libraries, looked up once: ``threadpool_limits`` reads
+    them again on every call, which cost more than a small fit."""
+    return ThreadpoolController()
 
 
 def _training_cells(grid: Grid, train: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,7 +140,7 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
     x_query = features(spec, grid, cols, counts, query)
     if spec.sparse:
         x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
-    with warnings.catch_warnings(), _one_blas_thread():
+    with warnings.catch_warnings(), _controller().limit(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         if weight is None:
             model.fit(x_train, y)

@@ -70,9 +70,9 @@ def summary(result: SdcResult, n_before: int, keys: list[str]) -> str:
 @opts.NA_VALUES
 @opts.SEP
 def sdc(original: Path, synthetic: Path, output: Path, keys: str,
-                rm_replicated_uniques: bool, rm_uniques_in_original: bool,
-                top_code: tuple[str, ...], bottom_code: tuple[str, ...],
-                recode_exclude: tuple[str, ...], na_values: str, sep: str | None) -> None:
+        rm_replicated_uniques: bool, rm_uniques_in_original: bool,
+        top_code: tuple[str, ...], bottom_code: tuple[str, ...],
+        recode_exclude: tuple[str, ...], na_values: str, sep: str | None) -> None:
     """synthpop's sdc() treatments of the SYNTHETIC file made from the ORIGINAL file: remove
     replicated uniques or uniques found in the original, cap numbers; write the result to
     --output and print what was removed."""

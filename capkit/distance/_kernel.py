@@ -50,6 +50,20 @@ def _excluded(s: int, o: int, exclude: np.ndarray) -> bool:  # pragma: no cover 
 
 
 @njit(cache=True)
+def _consider(level: float, s: int, o: int, b: float, a: int, num_s: np.ndarray,
+              num_r: np.ndarray, cap: np.ndarray, capped: bool, missing: bool,
+              exclude: np.ndarray) -> tuple[float, int]:  # pragma: no cover - compiled
+    """Best distance and row of query s once reference record o is looked at: a smaller
+    distance, or an equal one at a lower row, takes over (rows of ``exclude[s]`` are skipped)."""
+    if _excluded(s, o, exclude):
+        return b, a
+    d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
+    if d < b or (d == b and o < a):
+        return d, o
+    return b, a
+
+
+@njit(cache=True)
 def _visit(level: float, s: int, first: int, last: int, b: float, a: int, r_order: np.ndarray,
            num_s: np.ndarray, num_r: np.ndarray, cap: np.ndarray, capped: bool, missing: bool,
            prune: bool, sum_s: np.ndarray, sum_r: np.ndarray, margin: float,
@@ -59,36 +73,21 @@ def _visit(level: float, s: int, first: int, last: int, b: float, a: int, r_orde
     ``exclude[s]``."""
     if not prune:
         for j in range(first, last):
-            o = r_order[j]
-            if _excluded(s, o, exclude):
-                continue
-            d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
-            if d < b or (d == b and o < a):
-                b = d
-                a = o
+            b, a = _consider(level, s, r_order[j], b, a, num_s, num_r, cap, capped, missing,
+                             exclude)
         return b, a
     x = sum_s[s]
     mid = first + np.searchsorted(sum_r[first:last], x)
     for j in range(mid, last):
         if level + (sum_r[j] - x) - margin > b:
             break
-        o = r_order[j]
-        if _excluded(s, o, exclude):
-            continue
-        d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
-        if d < b or (d == b and o < a):
-            b = d
-            a = o
+        b, a = _consider(level, s, r_order[j], b, a, num_s, num_r, cap, capped, missing,
+                         exclude)
     for j in range(mid - 1, first - 1, -1):
         if level + (x - sum_r[j]) - margin > b:
             break
-        o = r_order[j]
-        if _excluded(s, o, exclude):
-            continue
-        d = _pair(level, s, o, b, num_s, num_r, cap, capped, missing)
-        if d < b or (d == b and o < a):
-            b = d
-            a = o
+        b, a = _consider(level, s, r_order[j], b, a, num_s, num_r, cap, capped, missing,
+                         exclude)
     return b, a
 
 

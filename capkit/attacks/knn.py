@@ -24,9 +24,6 @@ predictions are scikit-learn's (a test compares them).
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
-
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -39,9 +36,10 @@ __all__ = ["ExactKNeighborsClassifier", "ExactKNeighborsRegressor", "exact_neigh
 #: Finest grid of the features: 2^-24 of a unit.
 MAX_BITS = 24
 
-#: Searches remembered (most recent first out last): the same features give the same answer.
-REMEMBERED = 8
-_ANSWERS: OrderedDict[tuple[str, int], Neighbors] = OrderedDict()
+#: Bytes of features (training and query rows) whose searches are remembered, the oldest
+#: forgotten first (the last search is always kept): the same features give the same answer.
+REMEMBERED = 1 << 26
+_ANSWERS: list[tuple[np.ndarray, np.ndarray, int, Neighbors]] = []
 
 
 def _dense(x: object) -> np.ndarray:
@@ -142,24 +140,24 @@ def exact_neighbours(train: object, query: object, k: int) -> Neighbors:
     Identical rows are searched once: the distances are computed between the distinct query
     rows and the distinct training rows (a survey's keys take few distinct values), and the
     multiplicities and positions of the training rows settle the k nearest. The last few
-    answers are kept (:data:`REMEMBERED`), keyed by the arrays' bytes: an attack on many
-    targets with the same keys searches once.
+    answers are kept (:data:`REMEMBERED` bytes of features at most) with a copy of their
+    features, and a search whose features equal a kept one's (compared value by value) takes
+    its answer: an attack on many targets with the same keys searches once.
 
     Returns :class:`capkit.attacks.neighbors.Neighbors` (distances in grid units squared).
     """
     train, query = _dense(train), _dense(query)
-    digest = hashlib.blake2b(digest_size=20)
-    for part in (train, query):
-        digest.update(repr(part.shape).encode())
-        digest.update(np.ascontiguousarray(part).tobytes())
-    key = (digest.hexdigest(), int(k))
-    if key in _ANSWERS:
-        _ANSWERS.move_to_end(key)
-        return _ANSWERS[key]
+    for at, (kept_train, kept_query, kept_k, found) in enumerate(_ANSWERS):
+        if (kept_k == k and kept_train.shape == train.shape
+                and kept_query.shape == query.shape and np.array_equal(kept_train, train)
+                and np.array_equal(kept_query, query)):
+            _ANSWERS.append(_ANSWERS.pop(at))  # the most recent last
+            return found
     found = _search(train, query, k)
-    _ANSWERS[key] = found
-    while len(_ANSWERS) > REMEMBERED:
-        _ANSWERS.popitem(last=False)
+    _ANSWERS.append((train.copy(), query.copy(), int(k), found))
+    while sum(t.nbytes + q.nbytes for t, q, _, _ in _ANSWERS) > REMEMBERED and \
+            len(_ANSWERS) > 1:
+        _ANSWERS.pop(0)
     return found
 
 

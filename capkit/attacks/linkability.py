@@ -38,6 +38,7 @@ from capkit.control import (
     ControlComparison,
     attack_risks,
 )
+from capkit.counts.rows import unique_rows
 from capkit.errors import CapkitError
 
 __all__ = ["LinkabilityResult", "linkability"]
@@ -220,8 +221,9 @@ def _attack(targets: pd.DataFrame, syn: pd.DataFrame, halves: tuple[list[str], l
     """
     data_a, rows_a = encode(targets, syn, halves[0], (name, "synthetic")).distinct_queries()
     data_b, rows_b = encode(targets, syn, halves[1], (name, "synthetic")).distinct_queries()
-    joint, rows = np.unique(np.column_stack([rows_a, rows_b]), axis=0, return_inverse=True)
-    ja, jb, rows = joint[:, 0], joint[:, 1], rows.reshape(-1)
+    pairs = np.column_stack([rows_a, rows_b])
+    first, rows = unique_rows(pairs)
+    ja, jb = pairs[first, 0], pairs[first, 1]
     band_a, band_b = _Band(data_a.n_candidates), _Band(data_b.n_candidates)
     near_a = nearest(data_a, k, on_band=band_a.add, progress=progress)
     near_b = nearest(data_b, k, on_band=band_b.add, progress=progress)

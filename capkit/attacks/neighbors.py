@@ -35,7 +35,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from capkit.attacks import _block_kernel
 from capkit.attacks.queries import column_kind
+from capkit.counts.rows import unique_rows
 from capkit.errors import CapkitError
 
 __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
@@ -65,9 +67,9 @@ class MixedData:
         neighbours), and the map from every query to its distinct row."""
         key = np.column_stack([np.ascontiguousarray(self.query_num).view(np.int64),
                                self.query_cat])
-        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        first, inverse = unique_rows(key)
         return (replace(self, query_num=self.query_num[first], query_cat=self.query_cat[first]),
-                inverse.reshape(-1))
+                inverse)
 
     @property
     def n_candidates(self) -> int:
@@ -128,7 +130,11 @@ def _distances(data: MixedData, rows: np.ndarray, cols: np.ndarray, *, pairs: bo
                with_cat: bool = True) -> np.ndarray:
     """Distances of query ``rows`` to candidate ``cols``: a rows x cols block, or elementwise
     for ``pairs``. Summed in anonymeter's order (numbers, then the others) from 0.0."""
-    shape = (len(rows),) if pairs else (len(rows), len(cols))
+    if not pairs:  # one compiled pass, the same floats (capkit.attacks._block_kernel)
+        return _block_kernel.block(data.query_num, data.query_cat, data.cand_num,
+                                   data.cand_cat, np.asarray(rows, dtype=np.int64),
+                                   np.asarray(cols, dtype=np.int64), with_cat, data.nan_free)
+    shape = (len(rows),)
     acc = np.zeros(shape)
     term = np.empty(shape) if len(data.numeric) > 1 else None
     for j in range(len(data.numeric)):
@@ -285,8 +291,7 @@ def _profiles(data: MixedData) -> tuple[np.ndarray, np.ndarray]:
     if not data.categorical:
         return np.zeros(data.n_queries, np.int64), np.zeros(data.n_candidates, np.int64)
     both = np.concatenate([data.cand_cat, data.query_cat])
-    _, ids = np.unique(both, axis=0, return_inverse=True)
-    ids = ids.reshape(-1)
+    ids = unique_rows(both)[1]
     cand, query = ids[:data.n_candidates], ids[data.n_candidates:]
     present = np.zeros(ids.max() + 1, dtype=bool)
     present[cand] = True

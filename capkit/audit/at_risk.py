@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.counts.cells import CellTable
+from capkit.counts.rows import unique_rows
 from capkit.disclosure.measures import cell_tables
 
 __all__ = ["EXTRA_TARGET", "FLAGS", "MASK", "RARE_VALUE", "WEIGHTS", "Distances", "Evidence",
@@ -179,10 +180,10 @@ def _targets_text(per_target: dict[str, np.ndarray], n: int,
     if values is None and per_target:  # the names alone: one text per pattern of flags
         names = list(per_target)
         flags = np.column_stack([np.asarray(per_target[t], dtype=bool) for t in names])
-        patterns, code = np.unique(flags, axis=0, return_inverse=True)
+        first, code = unique_rows(flags)
         said = np.array([", ".join(t for t, on in zip(names, row, strict=True) if on)
-                         for row in patterns.tolist()], dtype=object)
-        return said[code.reshape(-1)], flags.sum(axis=1).astype(np.int64)
+                         for row in flags[first].tolist()], dtype=object)
+        return said[code], flags.sum(axis=1).astype(np.int64)
     text = np.full(n, "", dtype=object)
     count = np.zeros(n, dtype=np.int64)
     for t, flag in per_target.items():  # one pass per target, vectorised over records

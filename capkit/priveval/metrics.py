@@ -21,6 +21,7 @@ import pandas as pd
 from capkit import cap
 from capkit.attacks import gcap
 from capkit.attacks.detection import boosted_real_recall, mlp_detection_auc
+from capkit.counts.rows import unique_rows
 from capkit.counts.tables import crosstab
 from capkit.distance import closeness as cl
 from capkit.distance.dcr import dcr
@@ -239,7 +240,7 @@ def metrics(real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str = "Reven
     if "Common Row Proportion" in want:
         joint = pd.concat([real, synthetic], ignore_index=True)
         codes = _codes([joint], list(real.columns))[0]
-        row = np.unique(codes, axis=0, return_inverse=True)[1].ravel()
+        row = unique_rows(codes)[1]
         common = np.intersect1d(row[:len(real)], row[len(real):])
         out["Common Row Proportion"] = len(common) / (len(real) + 1e-8)
     if any(m in want for m in ("Nearest Synthetic Neighbour Distance", "Close Value Probability",

@@ -35,6 +35,7 @@ from sklearn.svm import SVC, SVR
 
 from capkit.attacks.attackers import Attacker, seeded
 from capkit.counts.encode import encode_columns
+from capkit.counts.rows import unique_rows
 from capkit.errors import CapkitError
 from capkit.sdmetrics.encoding import (
     Levels,
@@ -156,8 +157,9 @@ def cap_predictions(real: pd.DataFrame, synthetic: pd.DataFrame, keys: Sequence[
     key_r, key_s, _ = encode_columns(real, synthetic, list(keys), allow_disjoint_levels=True)
     target = space.synthetic
     rows = np.arange(len(synthetic))
-    cells, inverse = np.unique(np.column_stack([key_s, target]), axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    pairs = np.column_stack([key_s, target])
+    first, inverse = unique_rows(pairs)
+    cells = pairs[first]
     count = np.bincount(inverse, minlength=len(cells))
     last = np.full(len(cells), -1, dtype=np.int64)
     np.maximum.at(last, inverse, rows)

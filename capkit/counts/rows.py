@@ -1,0 +1,73 @@
+"""The distinct rows of an integer matrix, column by column: ``np.unique(axis=0)``'s answer,
+faster.
+
+``np.unique(m, axis=0)`` views each row as one structured value and sorts those with a
+generic field-by-field comparison, which is slow (about 20 ms for 50,000 rows of four
+columns). The same answer comes from one 1-d ``np.unique`` per column: the rank of a row's
+prefix times the number of values of the next column plus that column's rank orders the rows
+lexicographically by their values, and renumbering after each column keeps the codes below
+the number of rows. The distinct rows therefore come out in ``np.unique(axis=0)``'s order
+(lexicographic by value, each column compared as its dtype), and so do the inverse and the
+first positions: tested equal on random and degenerate matrices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["unique_rows"]
+
+
+def _ranks(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ranks 0..k-1 of a column's values (in value order) and k."""
+    if column.dtype == bool:
+        return column.astype(np.int64), 2
+    if column.dtype.kind in "iu" and len(column):
+        low, high = int(column.min()), int(column.max())
+        if high - low < max(4 * len(column), 1 << 16):  # a table of the values, no sort
+            shifted = (column - low).astype(np.int64, copy=False)
+            present = np.zeros(high - low + 1, dtype=bool)
+            present[shifted] = True
+            remap = np.cumsum(present) - 1
+            return remap[shifted], int(remap[-1]) + 1
+    values, inverse = np.unique(column, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64, copy=False), len(values)
+
+
+def unique_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first position of each distinct row, and each row's distinct-row number.
+
+    The distinct rows are numbered in ``np.unique(matrix, axis=0)``'s order, so
+    ``matrix[first]`` equals ``np.unique(matrix, axis=0)`` and ``inverse`` its
+    ``return_inverse`` (flattened); ``first`` is its ``return_index`` (the lowest position of
+    each distinct row).
+
+    Parameters
+    ----------
+    matrix
+        A 2-d array of integers or booleans (floats viewed as int64 work too: rows are then
+        equal when their bits are).
+    """
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2:
+        raise ValueError(f"unique_rows needs a 2-d array, got {matrix.ndim} dimensions")
+    n = len(matrix)
+    code = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return code, code
+    width = 1
+    for j in range(matrix.shape[1]):
+        ranks, size = _ranks(matrix[:, j])
+        combined = code * size + ranks
+        if width * size <= max(4 * n, 1 << 20):  # a table of the codes in use
+            present = np.zeros(width * size, dtype=bool)
+            present[combined] = True
+            remap = np.cumsum(present) - 1
+            code, width = remap[combined], int(remap[-1]) + 1
+        else:  # below n * n < 2**63 either way; sort the codes in use
+            used, inverse = np.unique(combined, return_inverse=True)
+            code, width = inverse.reshape(-1).astype(np.int64, copy=False), len(used)
+    order = np.argsort(code, kind="stable")
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = code[order[1:]] != code[order[:-1]]
+    return order[starts], code

@@ -1,0 +1,46 @@
+"""capkit.counts.rows.unique_rows against numpy's np.unique(axis=0) (the answer it replaces)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from capkit.counts.rows import unique_rows
+
+
+def _check(matrix: np.ndarray) -> None:
+    rows, first, inverse = np.unique(matrix, axis=0, return_index=True, return_inverse=True)
+    got_first, got_inverse = unique_rows(matrix)
+    assert np.array_equal(matrix[got_first], rows)
+    assert np.array_equal(got_first, first)
+    assert np.array_equal(got_inverse, inverse.reshape(-1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(hnp.arrays(np.int64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=40),
+                  elements=st.integers(-3, 3) | st.integers(-2**63, 2**63 - 1)))
+def test_integers_as_numpy(matrix):
+    _check(matrix)
+
+
+@settings(max_examples=100, deadline=None)
+@given(hnp.arrays(np.bool_, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=30)))
+def test_booleans_as_numpy(matrix):
+    _check(matrix)
+
+
+def test_floats_viewed_as_integers_and_wide_codes():
+    rng = np.random.default_rng(5)
+    floats = np.round(rng.normal(size=(3000, 3)), 1)
+    _check(np.ascontiguousarray(floats).view(np.int64))
+    # many distinct values in every column: the codes outgrow a table and are sorted instead
+    _check(rng.integers(0, 10**12, (5000, 4)))
+    _check(np.repeat(rng.integers(0, 10**12, (50, 4)), 7, axis=0))
+
+
+def test_empty_and_bad_shapes():
+    first, inverse = unique_rows(np.zeros((0, 3), dtype=np.int64))
+    assert len(first) == 0 and len(inverse) == 0
+    with pytest.raises(ValueError, match="2-d"):
+        unique_rows(np.zeros(4, dtype=np.int64))

@@ -472,3 +472,35 @@ def test_no_numeric_column_for_domias():
     out = scores(m, n, g, r, overlap="allow")
     assert out["domias"].isna().all()
     assert any("no numeric column" in note for note in out.attrs["notes"])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ball_counts_pruned_by_sums_count_every_pair(seed):
+    """MC's ball counts skip targets whose sum of numeric values is out of reach: the counts
+    equal a pair-by-pair count, with values on a coarse grid so that many distances fall on the
+    radius itself (ties at the boundary), with a missing value (no pruning), and with the
+    queries shared out to threads or not."""
+    from capkit.membership_inference._neighbours import gower_ball_counts
+
+    rng = np.random.default_rng(seed)
+    cat_q, cat_t = rng.integers(0, 2, (120, 2)), rng.integers(0, 2, (300, 2))
+    num_q, num_t = rng.integers(0, 6, (120, 3)) / 8, rng.integers(0, 6, (300, 3)) / 8
+    w_cat, total = np.array([0.5, 0.5]), 4.0
+    for missing, parallel in ((False, 1 << 20), (False, 1), (True, 1 << 20), (True, 1)):
+        if missing:
+            num_t = num_t.copy()
+            num_t[7, 1] = np.nan
+        for radius in (0.125, 0.25, 0.3125, 0.5):
+            got = gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total, radius,
+                                    parallel_pairs=parallel)
+            want = []
+            for i in range(len(cat_q)):
+                count = 0
+                for j in range(len(cat_t)):
+                    d = sum(w for w, a, b in zip(w_cat, cat_q[i], cat_t[j], strict=True) if a != b)
+                    for a, b in zip(num_q[i], num_t[j], strict=True):
+                        term = abs(a - b)
+                        d += 0.0 if term != term else term
+                    count += d / total < radius
+                want.append(count)
+            assert got.tolist() == want

@@ -12,9 +12,10 @@ make-up of the k nearest records (DPI), exact, under two distances.
 * **Squared Euclidean on the raw columns** (DOMIAS 0.0.5's ``d``: ``sum_k (x_k - y_k)^2``,
   summed in column order, spec ``shared/spec/domias.md`` section 1.4): every pair, in blocks.
 
-The kernels run on one thread (no OpenMP runtime: safe in a forked process and under a busy
-machine's other jobs). Ties at the k-th distance are split, not broken: the share of synthetic
-records among the k nearest counts each record tied at the k-th distance with weight
+The kernels run on one thread, except the ball counts of a large combination, which numba's
+threads share out query by query (each query's count is one thread's sum, so the counts do not
+depend on the number of threads). Ties at the k-th distance are split, not broken: the share of
+synthetic records among the k nearest counts each record tied at the k-th distance with weight
 (slots left) / (tied records), so the result does not depend on the order of the records.
 """
 
@@ -24,9 +25,13 @@ import numba
 import numpy as np
 
 from capkit.counts.encode import combine_codes
+from capkit.counts.rows import unique_rows
 
 #: Pairs whose squared distances are held at once (brute force).
 BLOCK_CELLS = 1 << 21
+
+#: Record pairs of one combination from which the ball counts go to several threads.
+PARALLEL_PAIRS = 1 << 20
 
 
 @numba.njit(cache=True, nogil=True)
@@ -82,20 +87,84 @@ def _pair(level, qnum, tnum, i, j):
 
 
 @numba.njit(cache=True, nogil=True)
+def _inside(level, qnum, tnum, i, j, radius, total_weight, limit):
+    """Whether D(i, j) / total_weight < radius, D summed as :func:`_pair` does; the sum is
+    abandoned once it exceeds ``limit`` (terms are >= 0 and adding one never lowers a float
+    sum, so the pair is outside: ``limit`` is above every distance that is inside)."""
+    d = level
+    for k in range(qnum.shape[1]):
+        term = abs(qnum[i, k] - tnum[j, k])
+        if term != term:  # missing value: 0, as in the nearest-record search
+            term = 0.0
+        d += term
+        if d > limit:
+            return False
+    return d / total_weight < radius
+
+
+@numba.njit(cache=True, nogil=True)
+def _ball_query(i, level, lo, hi, t_order, qnum, tnum, radius, total_weight, prune, sum_q,
+                sum_t, reach, limit):
+    first, last = lo, hi
+    if prune:  # only records whose sum of values is within reach can be inside
+        first = lo + np.searchsorted(sum_t[lo:hi], sum_q[i] - reach)
+        last = lo + np.searchsorted(sum_t[lo:hi], sum_q[i] + reach, side="right")
+    count = 0
+    for b in range(first, last):
+        if _inside(level, qnum, tnum, i, t_order[b], radius, total_weight, limit):
+            count += 1
+    return count
+
+
+@numba.njit(cache=True, parallel=True)
+def _ball_many(records, level, lo, hi, t_order, qnum, tnum, radius, total_weight, counts,
+               prune, sum_q, sum_t, reach, limit):
+    """:func:`_ball_query` for many queries, one thread per query (each count is one
+    thread's: the same whatever the number of threads)."""
+    for a in numba.prange(len(records)):
+        i = records[a]
+        counts[i] += _ball_query(i, level, lo, hi, t_order, qnum, tnum, radius, total_weight,
+                                 prune, sum_q, sum_t, reach, limit)
+
+
+@numba.njit(cache=True, nogil=True)
+def _ball_combination(a0, a1, q_combo_records, level, lo, hi, t_order, qnum, tnum, radius,
+                      total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs):
+    """Count the targets ``t_order[lo:hi]`` (one combination, at ``level``) inside the ball of
+    each query ``q_combo_records[a0:a1]``; many pairs go to the threads."""
+    reach = radius * total_weight - level + slack
+    limit = radius * total_weight + slack
+    if (a1 - a0) * (hi - lo) >= parallel_pairs:
+        _ball_many(q_combo_records[a0:a1], level, lo, hi, t_order, qnum, tnum, radius,
+                   total_weight, counts, prune, sum_q, sum_t, reach, limit)
+        return
+    for a in range(a0, a1):
+        i = q_combo_records[a]
+        counts[i] += _ball_query(i, level, lo, hi, t_order, qnum, tnum, radius, total_weight,
+                                 prune, sum_q, sum_t, reach, limit)
+
+
+@numba.njit(cache=True, nogil=True)
 def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
-                 qnum, tnum, w_cat, equal, radius, total_weight, counts):
+                 qnum, tnum, w_cat, equal, radius, total_weight, counts, prune, sum_q, sum_t,
+                 slack, same, parallel_pairs):
     n_qc = len(q_combo_start) - 1
     for qc in range(n_qc):
+        a0, a1 = q_combo_start[qc], q_combo_start[qc + 1]
+        if same[0] != -2:  # one differing column is already out: the same combination only
+            h = same[qc]
+            if h >= 0 and 0.0 / total_weight < radius:
+                _ball_combination(a0, a1, q_combo_records, 0.0, t_start[h],
+                                  t_start[h] + t_count[h], t_order, qnum, tnum, radius,
+                                  total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs)
+            continue
         levels = _levels(qparts, tparts, w_cat, equal, qc)
         for h in range(len(levels)):
             if levels[h] / total_weight >= radius:
                 continue
-            for a in range(q_combo_start[qc], q_combo_start[qc + 1]):
-                i = q_combo_records[a]
-                for b in range(t_start[h], t_start[h] + t_count[h]):
-                    j = t_order[b]
-                    if _pair(levels[h], qnum, tnum, i, j) / total_weight < radius:
-                        counts[i] += 1
+            _ball_combination(a0, a1, q_combo_records, levels[h], t_start[h],
+                              t_start[h] + t_count[h], t_order, qnum, tnum, radius,
+                              total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -172,6 +241,15 @@ def _grouping(cat_q: np.ndarray, cat_t: np.ndarray):
             t_start.astype(np.int64), t_count.astype(np.int64), t_order.astype(np.int64))
 
 
+def _same_combination(qparts: np.ndarray, tparts: np.ndarray) -> np.ndarray:
+    """For every query combination, the target combination with the same codes, or -1."""
+    both = np.concatenate([tparts, qparts])
+    first, ids = unique_rows(both)
+    where = np.full(len(first), -1, dtype=np.int64)
+    where[ids[:len(tparts)]] = np.arange(len(tparts))
+    return where[ids[len(tparts):]]
+
+
 def _weights(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
     w = np.asarray(w_cat, dtype=np.float64)
     if len(w) == 0:
@@ -180,14 +258,36 @@ def _weights(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
-                      radius: float) -> np.ndarray:
-    """Number of target records t with D(q, t) / total_weight < radius, for every query q."""
+                      radius: float, parallel_pairs: int = PARALLEL_PAIRS) -> np.ndarray:
+    """Number of target records t with D(q, t) / total_weight < radius, for every query q
+    (the queries of a combination with ``parallel_pairs`` record pairs or more are shared out
+    to numba's threads)."""
     grouping = _grouping(cat_q, cat_t)
     w, equal = _weights(w_cat)
+    num_q = np.ascontiguousarray(num_q, dtype=np.float64)
+    num_t = np.ascontiguousarray(num_t, dtype=np.float64)
+    # sum_k |x_k - y_k| >= |sum_k x_k - sum_k y_k|: a target whose sum of numeric values is
+    # farther from the query's than the radius allows is outside the ball. A missing value
+    # (a term of 0) breaks the bound. The slack covers the rounding of the sums and of the
+    # division by the total weight many times over; every record inside it is still checked
+    # with the exact distance, so the counts are those of every pair.
+    prune = num_q.shape[1] > 0 and not (np.isnan(num_q).any() or np.isnan(num_t).any())
+    sum_q, sum_t = num_q.sum(axis=1), num_t.sum(axis=1)
+    order = list(grouping)
+    if prune:  # targets of a combination by increasing sum (a stable order among equal sums)
+        group = np.repeat(np.arange(len(order[5])), order[5])
+        order[6] = order[6][np.lexsort((sum_t[order[6]], group))]
+    largest = max(float(np.abs(num_q).sum(axis=1).max(initial=0.0)),
+                  float(np.abs(num_t).sum(axis=1).max(initial=0.0)))
+    slack = 1e-9 * (largest + float(np.sum(w)) + abs(float(radius)) * float(total_weight) + 1.0)
+    # a level is a sum of the differing columns' weights (>= any one of them): when the
+    # smallest weight alone is out of the ball, only a query's own combination can be inside
+    same = np.full(1, -2, dtype=np.int64)
+    if cat_q.shape[1] and float(np.min(w)) / float(total_weight) >= float(radius):
+        same = _same_combination(order[2], order[3])
     counts = np.zeros(len(cat_q), dtype=np.int64)
-    _ball_kernel(*grouping, np.ascontiguousarray(num_q, dtype=np.float64),
-                 np.ascontiguousarray(num_t, dtype=np.float64), w, equal, float(radius),
-                 float(total_weight), counts)
+    _ball_kernel(*order, num_q, num_t, w, equal, float(radius), float(total_weight), counts,
+                 prune, sum_q, sum_t[order[6]], slack, same, int(parallel_pairs))
     return counts
 
 

@@ -529,3 +529,36 @@ def test_unused_category_with_missing_values_is_dropped_not_an_error():
     ref = disclosure(plain, plain, ["k"], "t", compare_synorig=False)
     pd.testing.assert_frame_equal(res.attrib, ref.attrib)
     pd.testing.assert_frame_equal(res.ident, ref.ident)
+
+
+@pytest.mark.parametrize("by_text", [False, True])
+@pytest.mark.parametrize("mixed", [False, True])
+def test_check_2way_pair_sums_equal_pandas_grouping(by_text, mixed):
+    """check_2way's sums per (target level, key level) pair, counted on codes, equal pandas'
+    groupby on the texts (the way they were counted before): the same groups in the same
+    order, missing labels and texts that collide ("a|b" + "c" and "a" + "b|c") included. With
+    labels equal as values but not as text (7, 7.0, True, 1) the groups are still the texts',
+    and each pair keeps its own label (pandas would show True for the group of 1)."""
+    from capkit.disclosure.checks import _pair_sums
+
+    rng = np.random.default_rng(3)
+    row_labels = np.array(["a", "a|b", "x", None, 7], dtype=object)
+    components = np.array(["c", "b|c", np.nan, "c", 7.0, "z"] + ([7, True, 1, None] if mixed
+                                                                  else []), dtype=object)
+    rows = rng.integers(0, len(row_labels), 400)
+    cols = rng.integers(0, len(components), 400)
+    values = rng.integers(0, 9, 400).astype(float)
+    got = _pair_sums(rows, row_labels, components, cols, values, by_text)
+    frame = pd.DataFrame({"t": row_labels[rows], "k": components[cols], "v": values})
+    frame["s"] = frame["t"].astype(str) + "|" + frame["k"].astype(str)
+    want = frame.groupby(["s"] if by_text else ["s", "t", "k"], sort=False,
+                         dropna=False)["v"].sum().reset_index()
+    assert got["s"].tolist() == want["s"].tolist()
+    assert got["v"].tolist() == want["v"].tolist()
+    if not by_text:
+        if not mixed:
+            for column in ("t", "k"):
+                assert [str(v) for v in got[column]] == [str(v) for v in want[column]]
+        present = got["t"].notna() & got["k"].notna()
+        assert (got["t"][present].astype(str) + "|" + got["k"][present].astype(str)
+                ).tolist() == got["s"][present].tolist()

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.counts.cells import CellTable
+from capkit.counts.rows import unique_rows
 from capkit.data.labels import Coded, SortKey, collation_order
 
 CHECK1_COLUMNS = ["Level", "All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis"]
@@ -91,6 +92,43 @@ def check_1way(cells: CellTable, excluded: dict[str, np.ndarray],
         columns=CHECK1_COLUMNS, index=pd.Index([level]))
 
 
+def _label_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of labels equal as pandas groups them (missing values one group) and equal as
+    text (1, 1.0 and True are three); and each label's text."""
+    series = pd.Series(labels, dtype=object)
+    text = series.astype(str).to_numpy(dtype=object)
+    by_value = pd.factorize(series, use_na_sentinel=False)[0]
+    by_text = pd.factorize(pd.Series(text, dtype=object))[0]
+    return unique_rows(np.column_stack([by_value, by_text]))[1], text
+
+
+def _pair_sums(rows: np.ndarray, row_labels: np.ndarray, components: np.ndarray,
+               cols: np.ndarray, values: np.ndarray, by_text: bool) -> pd.DataFrame:
+    """The disclosive counts ``values`` summed per (target level, key level) pair, the pairs in
+    order of first appearance with their text ``s = "t|k"`` (columns s, t, k, v): what
+    ``DataFrame.groupby(["s", "t", "k"], sort=False, dropna=False)`` gives (a missing label
+    as NaN), counted on integer codes with the text built once per pair. ``by_text``: per text
+    ``s`` alone (pairs whose texts are equal are one group, as synthpop's ``paste`` makes
+    them), columns s, v."""
+    row_code, row_text = _label_codes(row_labels)
+    col_code, col_text = _label_codes(components)
+    first, pair = unique_rows(np.column_stack([row_code[rows], col_code[cols]]))
+    seen = np.argsort(first, kind="stable")  # pairs by first appearance
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[seen] = np.arange(len(first))
+    total = np.bincount(rank[pair], weights=values, minlength=len(first))
+    at_t, at_k = rows[first[seen]], cols[first[seen]]
+    text = row_text[at_t] + "|" + col_text[at_k]
+    if by_text:
+        code, texts = pd.factorize(pd.Series(text, dtype=object))
+        return pd.DataFrame({"s": np.asarray(texts, dtype=object),
+                             "v": np.bincount(code, weights=total, minlength=len(texts))})
+    t = pd.Series(row_labels[at_t], dtype=object)
+    k = pd.Series(components[at_k], dtype=object)
+    return pd.DataFrame({"s": text, "t": t.where(t.notna(), np.nan),
+                         "k": k.where(k.notna(), np.nan), "v": total})
+
+
 def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence[str],
                margins: KeyMargins, thresh_2way: Sequence[float] = (4, 80), *,
                parse_labels: bool = False, sort_key: SortKey = None) -> pd.DataFrame | None:
@@ -124,14 +162,12 @@ def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence
     idx = np.flatnonzero(big)
     idx = idx[np.lexsort((cells.row[idx], cells.col[idx]))]  # column-major order
     values = disco[idx]
-    rows = np.asarray(cells.row_labels, dtype=object)[cells.row[idx]]
+    row_labels = np.asarray(cells.row_labels, dtype=object)
     pieces = []
     for k, name in enumerate(keys):
-        comp = np.asarray(cells.col_components[k], dtype=object)[cells.col[idx]]
-        frame = pd.DataFrame({"t": rows, "k": comp, "v": values})
-        frame["s"] = frame["t"].astype(str) + "|" + frame["k"].astype(str)
-        by = ["s"] if parse_labels else ["s", "t", "k"]
-        grouped = frame.groupby(by, sort=False, dropna=False)["v"].sum().reset_index()
+        grouped = _pair_sums(cells.row[idx], row_labels,
+                             np.asarray(cells.col_components[k], dtype=object), cells.col[idx],
+                             values, parse_labels)
         if parse_labels:
             parts = grouped["s"].str.split("|", n=2, expand=True, regex=False)
             grouped["t"] = parts[0]

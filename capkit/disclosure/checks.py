@@ -110,6 +110,9 @@ def _pair_sums(rows: np.ndarray, row_labels: np.ndarray, components: np.ndarray,
     as NaN), counted on integer codes with the text built once per pair. ``by_text``: per text
     ``s`` alone (pairs whose texts are equal are one group, as synthpop's ``paste`` makes
     them), columns s, v."""
+    used_t, rows = np.unique(rows, return_inverse=True)  # only the labels in use are coded
+    used_k, cols = np.unique(cols, return_inverse=True)
+    row_labels, components = row_labels[used_t], components[used_k]
     row_code, row_text = _label_codes(row_labels)
     col_code, col_text = _label_codes(components)
     first, pair = unique_rows(np.column_stack([row_code[rows], col_code[cols]]))

@@ -311,18 +311,20 @@ def test_categories_only_search_equals_the_distance_blocks(k):
                                                            key=lambda j: (d[j], j))[:k]
 
 
-def test_compiled_block_equals_the_column_by_column_sum():
-    """The compiled distance block (capkit.attacks._block_kernel) gives numpy's column-by-column
-    sum to the bit, missing numbers included (both missing: 1; one missing: NaN), with and
-    without the categorical terms, whatever the number of threads."""
+@pytest.mark.parametrize("k", [1, 3])
+def test_compiled_search_equals_a_block_of_numpy_distances(k):
+    """The compiled search (capkit.attacks._block_kernel) against numpy on the whole block of
+    distances summed column by column: the same distances to the bit, missing numbers included
+    (both missing: 1; one missing: NaN, ranked last), the same k-th distance, counts below /
+    at it / at the minimum, k nearest (ties by lowest position) and band, whatever the number
+    of threads. Values on a coarse grid make many ties."""
     import numba
 
-    from capkit.attacks._block_kernel import block
-    from capkit.attacks.neighbors import encode
+    from capkit.attacks.neighbors import encode, nearest
 
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(11 + k)
     def draw(n: int) -> pd.DataFrame:
-        frame = pd.DataFrame({"x": rng.normal(size=n) * 1e3, "y": rng.random(n) / 3,
+        frame = pd.DataFrame({"x": rng.integers(0, 4, n) * 250.0, "y": rng.integers(0, 3, n) / 3,
                               "z": rng.integers(0, 5, n).astype(float),
                               "a": rng.choice(list("uvw"), n), "b": rng.choice(list("pq"), n)})
         frame.loc[rng.random(n) < 0.1, "x"] = np.nan
@@ -330,20 +332,32 @@ def test_compiled_block_equals_the_column_by_column_sum():
         return frame
     data = encode(draw(70), draw(90), ["x", "y", "z", "a", "b"])
     assert data.numeric == ("x", "y", "z") and not data.nan_free
-    rows, cols = rng.permutation(70)[:50], rng.permutation(90)
-    for with_cat in (True, False):
-        want = np.zeros((len(rows), len(cols)))
-        for j in range(3):
-            a, b = data.query_num[rows, j][:, None], data.cand_num[cols, j][None, :]
-            term = np.abs(a - b)
-            term[np.isnan(a) & np.isnan(b)] = 1.0
-            want = term if j == 0 else want + term
-        if with_cat:
-            for j in range(2):
-                want = want + (data.query_cat[rows, j][:, None] != data.cand_cat[cols, j][None, :])
-        for threads in (1, numba.config.NUMBA_NUM_THREADS):
-            numba.set_num_threads(threads)
-            got = block(data.query_num, data.query_cat, data.cand_num, data.cand_cat, rows, cols,
-                        with_cat, data.nan_free)
-            assert np.array_equal(got.view(np.int64), want.view(np.int64))
+    block = np.zeros((70, 90))
+    for j in range(3):
+        a, b = data.query_num[:, j][:, None], data.cand_num[:, j][None, :]
+        term = np.abs(a - b)
+        term[np.isnan(a) & np.isnan(b)] = 1.0
+        block = term if j == 0 else block + term
+    for j in range(2):
+        block = block + (data.query_cat[:, j][:, None] != data.cand_cat[:, j][None, :])
+    ranked = np.where(np.isnan(block), np.inf, block)
+    kth = np.sort(ranked, axis=1)[:, k - 1]
+    want_band = {(i, c, bool(ranked[i, c] == kth[i])) for i in range(70) for c in range(90)
+                 if ranked[i, c] <= kth[i]}
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        band: set = set()
+        def keep(q, c, at, band=band):
+            band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))
+        found = nearest(data, k, on_band=keep)
+        assert band == want_band
+        assert np.array_equal(found.kth, kth)
+        assert np.array_equal(found.n_below, (ranked < kth[:, None]).sum(axis=1))
+        assert np.array_equal(found.n_at_kth, (ranked == kth[:, None]).sum(axis=1))
+        assert np.array_equal(found.n_at_min,
+                              (ranked == ranked.min(axis=1)[:, None]).sum(axis=1))
+        for i in range(70):
+            order = sorted(range(90), key=lambda c, i=i: (ranked[i, c], c))[:k]
+            assert found.index[i].tolist() == order
+            assert np.array_equal(found.distance[i], block[i, order], equal_nan=True)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)

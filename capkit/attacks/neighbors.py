@@ -22,8 +22,9 @@ Speed without approximation: candidates are grouped by their values in the non-n
 Another group is at least 1 away (one differing column adds 1 to a sum of non-negative terms),
 so when the k-th distance inside a record's own group is below 1, no other candidate can come
 closer or tie: the search is exact within the group. The remaining records (no group, k-th
-distance >= 1, missing numbers) are compared with every candidate. All work is blocked numpy
-(bounded memory); there is no loop over records.
+distance >= 1, missing numbers) are compared with every candidate. The distances are read by
+compiled kernels (:mod:`capkit.attacks._block_kernel`), each query by one thread, without
+holding a block of distances; there is no Python loop over records.
 """
 
 from __future__ import annotations
@@ -126,41 +127,24 @@ def encode(queries: pd.DataFrame, candidates: pd.DataFrame, columns: list[str],
     return MixedData(tuple(numeric), tuple(categorical), q_num, q_cat, c_num, c_cat, nan_free)
 
 
-def _distances(data: MixedData, rows: np.ndarray, cols: np.ndarray, *, pairs: bool,
-               with_cat: bool = True) -> np.ndarray:
-    """Distances of query ``rows`` to candidate ``cols``: a rows x cols block, or elementwise
-    for ``pairs``. Summed in anonymeter's order (numbers, then the others) from 0.0."""
-    if not pairs:  # one compiled pass, the same floats (capkit.attacks._block_kernel)
-        return _block_kernel.block(data.query_num, data.query_cat, data.cand_num,
-                                   data.cand_cat, np.asarray(rows, dtype=np.int64),
-                                   np.asarray(cols, dtype=np.int64), with_cat, data.nan_free)
-    shape = (len(rows),)
-    acc = np.zeros(shape)
-    term = np.empty(shape) if len(data.numeric) > 1 else None
+def pair_distances(data: MixedData, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Distance of query ``rows[i]`` to candidate ``cols[i]`` for every i, summed in
+    anonymeter's order (numbers, then the others): bit-identical to the distances
+    :func:`nearest` ranks (:mod:`capkit.attacks._block_kernel`)."""
+    acc = np.zeros(len(rows))
+    term = np.empty(len(rows)) if len(data.numeric) > 1 else None
     for j in range(len(data.numeric)):
         a, b = data.query_num[rows, j], data.cand_num[cols, j]
-        if not pairs:
-            a, b = a[:, None], b[None, :]
         out = acc if j == 0 else term  # 0.0 + t == t: the first term is the sum so far
         np.subtract(a, b, out=out)
         np.abs(out, out=out)
         if not data.nan_free:
-            both = np.isnan(a) & np.isnan(b)
-            if both.any():
-                out[np.broadcast_to(both, shape)] = 1.0
+            out[np.isnan(a) & np.isnan(b)] = 1.0
         if j:
             acc += term
-    if with_cat:
-        for j in range(len(data.categorical)):
-            a, b = data.query_cat[rows, j], data.cand_cat[cols, j]
-            acc += (a != b) if pairs else (a[:, None] != b[None, :])
+    for j in range(len(data.categorical)):
+        acc += data.query_cat[rows, j] != data.cand_cat[cols, j]
     return acc
-
-
-def pair_distances(data: MixedData, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Distance of query ``rows[i]`` to candidate ``cols[i]`` for every i (bit-identical to
-    the distances :func:`nearest` ranks)."""
-    return _distances(data, rows, cols, pairs=True)
 
 
 @dataclass(frozen=True)
@@ -241,24 +225,59 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         step = max(1, CELLS // max(len(cands), 1))
         for s in range(0, len(queries), step):
             rows = queries[s:s + step]
-            block = _distances(data, rows, cands, pairs=False, with_cat=False)
-            ranked = _ranked(block, data.nan_free)
-            kth = _kth(ranked, k)
-            exact = (kth < 1.0) | (not several_groups)
+            found = _search(data, rows, cands, k, with_cat=False)
+            exact = (found[0] < 1.0) | (not several_groups)
             if not exact.all():
                 fallback.append(rows[~exact])
-                block, ranked, rows, kth = block[exact], ranked[exact], rows[exact], kth[exact]
-            _select(block, ranked, rows, cands, k, kth, out, on_band)
+            _fill(data, found, exact, rows, cands, False, out, on_band)
     bar.close()
     rest = np.concatenate(fallback)
     everything = np.arange(n_c)
     step = max(1, CELLS // max(n_c, 1))
     for s in range(0, len(rest), step):
         rows = rest[s:s + step]
-        block = _distances(data, rows, everything, pairs=False)
-        ranked = _ranked(block, data.nan_free)
-        _select(block, ranked, rows, everything, k, _kth(ranked, k), out, on_band)
+        found = _search(data, rows, everything, k, with_cat=True)
+        _fill(data, found, np.ones(len(rows), dtype=bool), rows, everything, True, out, on_band)
     return out
+
+
+def _search(data: MixedData, rows: np.ndarray, cands: np.ndarray, k: int, with_cat: bool
+            ) -> tuple[np.ndarray, ...]:
+    """k-th distance, counts below / at it / at the minimum, and the k nearest (places in
+    ``cands``, distances) of query ``rows`` (:func:`capkit.attacks._block_kernel.nearest_rows`)."""
+    num_t, cat_t = _columns(data, cands)
+    return _block_kernel.nearest_rows(data.query_num, data.query_cat, num_t, cat_t,
+                                      np.asarray(rows, dtype=np.int64), k, with_cat,
+                                      data.nan_free)
+
+
+def _columns(data: MixedData, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates' numeric and categorical columns, one row per column (contiguous)."""
+    return (np.ascontiguousarray(data.cand_num[cands].T),
+            np.ascontiguousarray(data.cand_cat[cands].T))
+
+
+def _fill(data: MixedData, found: tuple[np.ndarray, ...], keep: np.ndarray, rows: np.ndarray,
+          cands: np.ndarray, with_cat: bool, out: Neighbors, on_band: BandCallback | None
+          ) -> None:
+    """Write the ``keep`` rows of a search into ``out``, and hand their band to ``on_band``."""
+    kth, n_below, n_at, n_min, place, dist = (f[keep] for f in found)
+    rows = rows[keep]
+    if len(rows) == 0:
+        return
+    out.index[rows] = cands[place]
+    out.distance[rows] = dist
+    out.kth[rows] = kth
+    out.n_below[rows] = n_below
+    out.n_at_kth[rows] = n_at
+    out.n_at_min[rows] = n_min
+    if on_band is not None:
+        start = np.concatenate([[0], np.cumsum(n_below + n_at)]).astype(np.int64)
+        num_t, cat_t = _columns(data, cands)
+        r, c, at = _block_kernel.band_rows(data.query_num, data.query_cat, num_t, cat_t,
+                                           np.asarray(rows, dtype=np.int64), kth, start,
+                                           with_cat, data.nan_free)
+        on_band(rows[r], cands[c], at)
 
 
 def _same_values(groups_q: np.ndarray, order_c: np.ndarray, starts: np.ndarray, k: int,
@@ -297,49 +316,3 @@ def _profiles(data: MixedData) -> tuple[np.ndarray, np.ndarray]:
     present[cand] = True
     remap = np.cumsum(present) - 1
     return np.where(present[query], remap[query], -1), remap[cand]
-
-
-def _ranked(block: np.ndarray, nan_free: bool) -> np.ndarray:
-    """The block with NaN (one missing number) as +inf, so that it ranks last."""
-    return block if nan_free else np.where(np.isnan(block), np.inf, block)
-
-
-def _kth(ranked: np.ndarray, k: int) -> np.ndarray:
-    if ranked.shape[1] == k:
-        return ranked.max(axis=1)
-    if k == 1:
-        return ranked.min(axis=1)
-    return np.partition(ranked, k - 1, axis=1)[:, k - 1]
-
-
-def _select(block: np.ndarray, ranked: np.ndarray, rows: np.ndarray, cands: np.ndarray, k: int,
-            kth: np.ndarray, out: Neighbors, on_band: BandCallback | None) -> None:
-    """Fill ``out`` for ``rows`` from their distances to ``cands`` (ascending positions).
-
-    Works on the band (pairs at or below the k-th distance, found once): all pairs below it
-    and, per row, the first ``k - below`` pairs at it (lowest positions) are the k nearest.
-    """
-    if len(rows) == 0:
-        return
-    r, c = np.nonzero(ranked <= kth[:, None])
-    value = ranked[r, c]
-    at = value == kth[r]
-    n = len(rows)
-    n_below = np.bincount(r[~at], minlength=n)
-    n_at = np.bincount(r, minlength=n) - n_below
-    # rank of each "at" pair among its row's "at" pairs (pairs are in row-major order)
-    running = np.cumsum(at)
-    before_row = (running - at)[np.searchsorted(r, np.arange(n))]
-    chosen = ~at | (running - before_row[r] <= (k - n_below)[r])
-    cr, cc = r[chosen].reshape(n, k), c[chosen].reshape(n, k)
-    dist = block[cr, cc]
-    order = np.argsort(value[chosen].reshape(n, k), axis=1, kind="stable")
-    out.index[rows] = cands[np.take_along_axis(cc, order, axis=1)]
-    out.distance[rows] = np.take_along_axis(dist, order, axis=1)
-    out.kth[rows] = kth
-    out.n_below[rows] = n_below
-    out.n_at_kth[rows] = n_at
-    low = np.take_along_axis(value[chosen].reshape(n, k), order[:, :1], axis=1)[:, 0]
-    out.n_at_min[rows] = np.bincount(r[value == low[r]], minlength=n)
-    if on_band is not None:
-        on_band(rows[r], cands[c], at)

@@ -14,10 +14,11 @@ Cases (``--case``):
   report samples records past :data:`capkit.audit.sampling.PAIR_BUDGET` (stated in its notes).
 
 Each family runs on its own (``families=(family,)``), so a family that fails (its error is
-printed) does not hide the others' times; then the whole report runs once, as a user runs it
-(one call: the work the families share is done once). With ``--baseline DIR`` the same case runs again in a
-child process with ``DIR`` first on ``sys.path`` (for example a ``git archive`` of main), and the
-script prints both times per family, their ratio, and whether the findings are identical.
+printed) does not hide the others' times; then the whole report runs once, as a user runs
+it (one call: the work the families share is done once). With ``--baseline DIR`` the same case
+runs again in a child process with ``DIR`` first on ``sys.path`` (for example a ``git archive``
+of main), and the script prints both times per family, their ratio, and whether the findings
+are identical.
 
 Run: ``CAPKIT_DATA=... .venv/bin/python benchmarks/bench_report.py --case wide --baseline DIR``.
 """

@@ -143,16 +143,17 @@ def scan_levels(q_parts: np.ndarray, q_first: np.ndarray, records: np.ndarray,
     """
     pc = q_parts.shape[1]
     n_ref = ref_parts.shape[0]
+    ref_columns = np.ascontiguousarray(ref_parts.T)  # column by column: a contiguous loop
     for g in prange(len(q_first) - 1):
         counts = np.zeros(pc + 2, dtype=np.int64)
-        differ = np.empty(n_ref, dtype=np.int64)
+        differ = np.zeros(n_ref, dtype=np.int64)
+        for k in range(pc):
+            code = q_parts[g, k]
+            column = ref_columns[k]
+            for h in range(n_ref):
+                differ[h] += code != column[h]
         for h in range(n_ref):
-            c = 0
-            for k in range(pc):
-                if q_parts[g, k] != ref_parts[h, k]:
-                    c += 1
-            differ[h] = c
-            counts[c + 1] += 1
+            counts[differ[h] + 1] += 1
         for c in range(pc + 1):
             counts[c + 1] += counts[c]
         order = np.empty(n_ref, dtype=np.int64)

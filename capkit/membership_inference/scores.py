@@ -80,6 +80,16 @@ def _density_columns(prep: Prepared, compat: bool) -> tuple[list[str], list[str]
     return used, notes
 
 
+class Positions(list):
+    """Record positions kept in a frame's ``attrs`` (a list: ``attrs`` are compared with
+    ``==``). pandas deep-copies the ``attrs`` on every column read; the positions are ints,
+    so a shallow copy is a deep one, made at once instead of element by element (which cost
+    more than the read)."""
+
+    def __deepcopy__(self, memo: dict) -> Positions:
+        return Positions(self)
+
+
 def scores(
     members: pd.DataFrame,
     nonmembers: pd.DataFrame,
@@ -201,7 +211,7 @@ def scores(
                 "k": k, "seed": seed, "n_members": len(prep.members),
                 "n_nonmembers": len(prep.nonmembers), "n_synthetic": len(prep.synthetic),
                 "n_reference": len(prep.reference)}
-    settings["scored_nonmembers"] = prep.scored_positions.tolist()  # a list: attrs compare
+    settings["scored_nonmembers"] = Positions(prep.scored_positions.tolist())
     out = {"member": prep.member}
     values: dict[str, np.ndarray] = {}
     d_g = d_r = None

@@ -504,3 +504,42 @@ def test_ball_counts_pruned_by_sums_count_every_pair(seed):
                     count += d / total < radius
                 want.append(count)
             assert got.tolist() == want
+
+
+@pytest.mark.parametrize("k", [1, 4, 9])
+def test_knn_share_pruned_by_sums_equals_every_pair(k):
+    """DPI's share among the k nearest skips the targets whose sum of numeric values puts them
+    beyond the k-th distance: the shares equal a pair-by-pair count (ties at the k-th distance
+    split), on a coarse grid of values (many ties), with unequal weights, and with a missing
+    value (no pruning)."""
+    from capkit.membership_inference._neighbours import gower_knn_share
+
+    rng = np.random.default_rng(k)
+    cat_q, cat_t = rng.integers(0, 3, (80, 2)), rng.integers(0, 3, (200, 2))
+    num_q, num_t = rng.integers(0, 5, (80, 3)) / 8, rng.integers(0, 5, (200, 3)) / 8
+    is_first = rng.random(200) < 0.5
+    for w_cat, missing in (([0.5, 0.5], False), ([0.25, 0.75], False), ([0.5, 0.5], True)):
+        if missing:
+            num_t = num_t.copy()
+            num_t[3, 0] = np.nan
+        got = gower_knn_share(cat_q, num_q, cat_t, num_t, np.array(w_cat), is_first, k)
+        for i in range(len(cat_q)):
+            d = []
+            for j in range(len(cat_t)):
+                level = 0.0
+                for w, a, b in zip(w_cat, cat_q[i], cat_t[j], strict=True):
+                    if a != b:
+                        level += w
+                if w_cat[0] == w_cat[1]:
+                    level = w_cat[0] * sum(a != b for a, b in zip(cat_q[i], cat_t[j],
+                                                                   strict=True))
+                for a, b in zip(num_q[i], num_t[j], strict=True):
+                    term = abs(a - b)
+                    level += 0.0 if term != term else term
+                d.append(level)
+            kth = sorted(d)[k - 1]
+            less = [j for j in range(len(d)) if d[j] < kth]
+            tied = [j for j in range(len(d)) if d[j] == kth]
+            value = sum(is_first[j] for j in less)
+            value += (k - len(less)) * sum(is_first[j] for j in tied) / len(tied)
+            assert got[i] == pytest.approx(value / k, abs=0, rel=1e-15)

@@ -35,23 +35,31 @@ PARALLEL_PAIRS = 1 << 20
 
 
 @numba.njit(cache=True, nogil=True)
-def _levels(qparts, tparts, w_cat, equal, qc):
-    """Categorical level of query combination ``qc`` against every target combination."""
-    n_t, pc = tparts.shape
+def _levels(qparts, tcolumns, w_cat, equal, qc):
+    """Categorical level of query combination ``qc`` against every target combination
+    (``tcolumns``: the target combinations' codes, one row per column), counted column by
+    column: a contiguous loop over the combinations, the same sum per combination (the
+    differing columns' weights added in column order from 0.0; adding 0.0 for an equal column
+    changes nothing)."""
+    pc, n_t = tcolumns.shape
     out = np.zeros(n_t)
-    for h in range(n_t):
-        if equal:
-            count = 0
-            for k in range(pc):
-                if qparts[qc, k] != tparts[h, k]:
-                    count += 1
-            out[h] = w_cat[0] * count if pc else 0.0
-        else:
-            level = 0.0
-            for k in range(pc):
-                if qparts[qc, k] != tparts[h, k]:
-                    level += w_cat[k]
-            out[h] = level
+    if equal:
+        count = np.zeros(n_t, dtype=np.int64)
+        for k in range(pc):
+            code = qparts[qc, k]
+            column = tcolumns[k]
+            for h in range(n_t):
+                count[h] += code != column[h]
+        if pc:
+            for h in range(n_t):
+                out[h] = w_cat[0] * count[h]
+        return out
+    for k in range(pc):
+        code = qparts[qc, k]
+        column = tcolumns[k]
+        weight = w_cat[k]
+        for h in range(n_t):
+            out[h] += weight if code != column[h] else 0.0
     return out
 
 
@@ -149,6 +157,7 @@ def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_coun
                  qnum, tnum, w_cat, equal, radius, total_weight, counts, prune, sum_q, sum_t,
                  slack, same, parallel_pairs):
     n_qc = len(q_combo_start) - 1
+    tcolumns = np.ascontiguousarray(tparts.T)
     for qc in range(n_qc):
         a0, a1 = q_combo_start[qc], q_combo_start[qc + 1]
         if same[0] != -2:  # one differing column is already out: the same combination only
@@ -158,7 +167,7 @@ def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_coun
                                   t_start[h] + t_count[h], t_order, qnum, tnum, radius,
                                   total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs)
             continue
-        levels = _levels(qparts, tparts, w_cat, equal, qc)
+        levels = _levels(qparts, tcolumns, w_cat, equal, qc)
         for h in range(len(levels)):
             if levels[h] / total_weight >= radius:
                 continue
@@ -168,22 +177,41 @@ def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_coun
 
 
 @numba.njit(cache=True, nogil=True)
+def _reach(level, lo, hi, x, prune, sum_t, bound, margin):
+    """The targets ``[first, last)`` of one combination (``lo:hi``, sorted by ``sum_t`` when
+    ``prune``) that can be at ``bound`` or closer: the others' sums of numeric values alone
+    put them farther (sum_k |x_k - y_k| >= |sum_k x_k - sum_k y_k|; ``margin`` covers the
+    rounding of the sums)."""
+    if not prune:
+        return lo, hi
+    reach = bound - level + margin
+    first = lo + np.searchsorted(sum_t[lo:hi], x - reach)
+    last = lo + np.searchsorted(sum_t[lo:hi], x + reach, side="right")
+    return first, last
+
+
+@numba.njit(cache=True, parallel=True)
 def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
-                qnum, tnum, w_cat, equal, is_first, k, share):
+                qnum, tnum, w_cat, equal, is_first, k, share, prune, sum_q, sum_t, margin):
     n_qc = len(q_combo_start) - 1
-    for qc in range(n_qc):
-        levels = _levels(qparts, tparts, w_cat, equal, qc)
+    tcolumns = np.ascontiguousarray(tparts.T)
+    for qc in numba.prange(n_qc):  # one query combination per thread: shares do not depend
+        levels = _levels(qparts, tcolumns, w_cat, equal, qc)  # on the number of threads
         order = _level_order(levels, w_cat, equal, qparts.shape[1])
         best = np.empty(k)
         for a in range(q_combo_start[qc], q_combo_start[qc + 1]):
             i = q_combo_records[a]
             best[:] = np.inf
-            # pass 1: the k-th smallest distance
+            # pass 1: the k-th smallest distance (the k smallest do not depend on the order
+            # in which the targets are met, so the reach may shrink as they are found)
             for o in range(len(order)):
                 h = order[o]
                 if levels[h] > best[k - 1]:
                     break
-                for b in range(t_start[h], t_start[h] + t_count[h]):
+                lo, hi = t_start[h], t_start[h] + t_count[h]
+                first, last = _reach(levels[h], lo, hi, sum_q[i], prune, sum_t, best[k - 1],
+                                     margin)
+                for b in range(first, last):
                     j = t_order[b]
                     d = _pair(levels[h], qnum, tnum, i, j)
                     if d < best[k - 1]:
@@ -202,7 +230,9 @@ def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count
                 h = order[o]
                 if levels[h] > kth:
                     break
-                for b in range(t_start[h], t_start[h] + t_count[h]):
+                lo, hi = t_start[h], t_start[h] + t_count[h]
+                first, last = _reach(levels[h], lo, hi, sum_q[i], prune, sum_t, kth, margin)
+                for b in range(first, last):
                     j = t_order[b]
                     d = _pair(levels[h], qnum, tnum, i, j)
                     if d < kth:
@@ -250,6 +280,26 @@ def _same_combination(qparts: np.ndarray, tparts: np.ndarray) -> np.ndarray:
     return where[ids[len(tparts):]]
 
 
+def _by_sums(cat_q, num_q, cat_t, num_t):
+    """:func:`_grouping`, with the targets of each combination sorted by the sum of their
+    numeric values when that sum bounds the distance (sum_k |x_k - y_k| >=
+    |sum_k x_k - sum_k y_k|; not with a missing value, whose term is 0): the grouping, the
+    numeric values, whether to prune, the queries' sums, the targets' sums in the grouping's
+    order, and a margin for the rounding of the sums."""
+    grouping = list(_grouping(cat_q, cat_t))
+    num_q = np.ascontiguousarray(num_q, dtype=np.float64)
+    num_t = np.ascontiguousarray(num_t, dtype=np.float64)
+    prune = num_q.shape[1] > 0 and not (np.isnan(num_q).any() or np.isnan(num_t).any())
+    sum_q, sum_t = num_q.sum(axis=1), num_t.sum(axis=1)
+    if prune:  # targets of a combination by increasing sum (a stable order among equal sums)
+        group = np.repeat(np.arange(len(grouping[5])), grouping[5])
+        grouping[6] = grouping[6][np.lexsort((sum_t[grouping[6]], group))]
+    largest = max(float(np.abs(num_q).sum(axis=1).max(initial=0.0)),
+                  float(np.abs(num_t).sum(axis=1).max(initial=0.0)))
+    return (tuple(grouping), num_q, num_t, prune, sum_q, sum_t[grouping[6]],
+            1e-9 * (largest + 1.0))
+
+
 def _weights(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
     w = np.asarray(w_cat, dtype=np.float64)
     if len(w) == 0:
@@ -262,44 +312,31 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
     """Number of target records t with D(q, t) / total_weight < radius, for every query q
     (the queries of a combination with ``parallel_pairs`` record pairs or more are shared out
     to numba's threads)."""
-    grouping = _grouping(cat_q, cat_t)
+    grouping, num_q, num_t, prune, sum_q, sum_t, margin = _by_sums(cat_q, num_q, cat_t, num_t)
     w, equal = _weights(w_cat)
-    num_q = np.ascontiguousarray(num_q, dtype=np.float64)
-    num_t = np.ascontiguousarray(num_t, dtype=np.float64)
-    # sum_k |x_k - y_k| >= |sum_k x_k - sum_k y_k|: a target whose sum of numeric values is
-    # farther from the query's than the radius allows is outside the ball. A missing value
-    # (a term of 0) breaks the bound. The slack covers the rounding of the sums and of the
-    # division by the total weight many times over; every record inside it is still checked
-    # with the exact distance, so the counts are those of every pair.
-    prune = num_q.shape[1] > 0 and not (np.isnan(num_q).any() or np.isnan(num_t).any())
-    sum_q, sum_t = num_q.sum(axis=1), num_t.sum(axis=1)
-    order = list(grouping)
-    if prune:  # targets of a combination by increasing sum (a stable order among equal sums)
-        group = np.repeat(np.arange(len(order[5])), order[5])
-        order[6] = order[6][np.lexsort((sum_t[order[6]], group))]
-    largest = max(float(np.abs(num_q).sum(axis=1).max(initial=0.0)),
-                  float(np.abs(num_t).sum(axis=1).max(initial=0.0)))
-    slack = 1e-9 * (largest + float(np.sum(w)) + abs(float(radius)) * float(total_weight) + 1.0)
+    # the slack covers the rounding of the sums and of the division by the total weight many
+    # times over; every record inside it is still checked with the exact distance, so the
+    # counts are those of every pair
+    slack = margin + 1e-9 * (float(np.sum(w)) + abs(float(radius)) * float(total_weight))
     # a level is a sum of the differing columns' weights (>= any one of them): when the
     # smallest weight alone is out of the ball, only a query's own combination can be inside
     same = np.full(1, -2, dtype=np.int64)
     if cat_q.shape[1] and float(np.min(w)) / float(total_weight) >= float(radius):
-        same = _same_combination(order[2], order[3])
+        same = _same_combination(grouping[2], grouping[3])
     counts = np.zeros(len(cat_q), dtype=np.int64)
-    _ball_kernel(*order, num_q, num_t, w, equal, float(radius), float(total_weight), counts,
-                 prune, sum_q, sum_t[order[6]], slack, same, int(parallel_pairs))
+    _ball_kernel(*grouping, num_q, num_t, w, equal, float(radius), float(total_weight), counts,
+                 prune, sum_q, sum_t, slack, same, int(parallel_pairs))
     return counts
 
 
 def gower_knn_share(cat_q, num_q, cat_t, num_t, w_cat, is_first: np.ndarray,
                     k: int) -> np.ndarray:
     """Share of ``is_first`` targets among the k nearest targets of every query (ties split)."""
-    grouping = _grouping(cat_q, cat_t)
+    grouping, num_q, num_t, prune, sum_q, sum_t, margin = _by_sums(cat_q, num_q, cat_t, num_t)
     w, equal = _weights(w_cat)
     share = np.zeros(len(cat_q))
-    _knn_kernel(*grouping, np.ascontiguousarray(num_q, dtype=np.float64),
-                np.ascontiguousarray(num_t, dtype=np.float64), w, equal,
-                np.asarray(is_first, dtype=np.bool_), int(k), share)
+    _knn_kernel(*grouping, num_q, num_t, w, equal, np.asarray(is_first, dtype=np.bool_), int(k),
+                share, prune, sum_q, sum_t, margin + 1e-9 * float(np.sum(w)))
     return share
 
 

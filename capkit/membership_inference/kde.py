@@ -132,44 +132,49 @@ def _blocks(kernel: Kernel, z: np.ndarray):
 
 
 @numba.njit(cache=True, nogil=True)
-def _squared(data, i, points, j, d):
-    """|data_i - point_j|^2, summed over the columns in order (scipy's arithmetic)."""
-    arg = 0.0
+def _squared_all(columns, points, j, out):
+    """out[i] = |data_i - point_j|^2 for every data row i, summed over the columns in order
+    (scipy's arithmetic: 0.0, then + residual * residual column by column), computed column by
+    column over the data's columns (``columns``: the data transposed), a contiguous loop the
+    compiler may run on vector registers without changing any row's sum."""
+    d, n = columns.shape
+    out[:] = 0.0
     for k in range(d):
-        residual = data[i, k] - points[j, k]
-        arg += residual * residual
-    return arg
+        column = columns[k]
+        x = points[j, k]
+        for i in range(n):
+            residual = column[i] - x
+            out[i] += residual * residual
 
 
 @numba.njit(cache=True, nogil=True)
-def _kernel_sums(data, weights, points, norm, out, start, stop):
+def _kernel_sums(columns, weights, points, norm, out, start, stop):
     """out[j] = sum_i weights[i] * (exp(-|data_i - point_j|^2 / 2) * norm), i in data order,
     for j in [start, stop): scipy's loop with the two loops swapped, the same additions per
     point in the same order."""
-    n, d = data.shape
+    args = np.empty(columns.shape[1])
     for j in range(start, stop):
+        _squared_all(columns, points, j, args)
         total = 0.0
-        for i in range(n):
-            arg = _squared(data, i, points, j, d)
-            total += weights[i] * (math.exp(-arg / 2.0) * norm)
+        for i in range(len(args)):
+            total += weights[i] * (math.exp(-args[i] / 2.0) * norm)
         out[j] = total
 
 
 @numba.njit(cache=True, nogil=True)
-def _log_kernel_sums(data, points, out, start, stop):
+def _log_kernel_sums(columns, points, out, start, stop):
     """out[j] = log sum_i exp(-(q_ij - q_min,j) / 2) - q_min,j / 2, q_ij = |data_i - point_j|^2
     (the largest term factored out: finite however far the point is)."""
-    n, d = data.shape
+    args = np.empty(columns.shape[1])
     for j in range(start, stop):
+        _squared_all(columns, points, j, args)
         low = np.inf
-        for i in range(n):
-            arg = _squared(data, i, points, j, d)
-            if arg < low:
-                low = arg
+        for i in range(len(args)):
+            if args[i] < low:
+                low = args[i]
         total = 0.0
-        for i in range(n):
-            arg = _squared(data, i, points, j, d)
-            total += math.exp(-(arg - low) / 2.0)
+        for i in range(len(args)):
+            total += math.exp(-(args[i] - low) / 2.0)
         out[j] = math.log(total) - low / 2.0
 
 
@@ -223,7 +228,8 @@ def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None) -
     if points.ndim != 2 or points.shape[1] != kernel.d:
         raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
     data, z, weights, norm = _scipy_whitened(kernel, points)
-    return _run(_kernel_sums, (data, weights, z, float(norm)), np.empty(len(z)), threads)
+    return _run(_kernel_sums, (np.ascontiguousarray(data.T), weights, z, float(norm)),
+                np.empty(len(z)), threads)
 
 
 def blocked_density(kernel: Kernel, points: np.ndarray) -> np.ndarray:
@@ -257,7 +263,8 @@ def log_density(kernel: Kernel, points: np.ndarray, *, threads: int | None = Non
     far = np.flatnonzero(out <= np.log(TINY))
     if len(far):
         data, z, weights, norm = _scipy_whitened(kernel, points[far])
-        sums = _run(_log_kernel_sums, (data, z), np.empty(len(far)), threads)
+        sums = _run(_log_kernel_sums, (np.ascontiguousarray(data.T), z), np.empty(len(far)),
+                    threads)
         out[far] = sums + math.log(norm) + math.log(weights[0])
     return out
 

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from capkit.counts.rows import unique_rows
+from capkit.errors import CapkitError
 
 
 def _check(matrix: np.ndarray) -> None:
@@ -42,5 +43,5 @@ def test_floats_viewed_as_integers_and_wide_codes():
 def test_empty_and_bad_shapes():
     first, inverse = unique_rows(np.zeros((0, 3), dtype=np.int64))
     assert len(first) == 0 and len(inverse) == 0
-    with pytest.raises(ValueError, match="2-d"):
+    with pytest.raises(CapkitError, match="2-d"):
         unique_rows(np.zeros(4, dtype=np.int64))

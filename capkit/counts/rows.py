@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from capkit.errors import CapkitError
+
 __all__ = ["unique_rows"]
 
 
@@ -50,7 +52,7 @@ def unique_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     matrix = np.asarray(matrix)
     if matrix.ndim != 2:
-        raise ValueError(f"unique_rows needs a 2-d array, got {matrix.ndim} dimensions")
+        raise CapkitError(f"unique_rows needs a 2-d array, got {matrix.ndim} dimensions")
     n = len(matrix)
     code = np.zeros(n, dtype=np.int64)
     if n == 0:

@@ -365,3 +365,27 @@ def test_flagged_target_names_against_a_record_by_record_join():
         for i in range(300):
             names = [t for t, flag in per_target.items() if flag[i]]
             assert text[i] == ", ".join(names) and count[i] == len(names)
+
+
+def test_text_read_as_categories_gives_the_same_audit(case: dict, monkeypatch) -> None:
+    """The audit reads text columns as categories (capkit.audit.inputs.as_categories): the same
+    findings, notes, warnings and records at risk as the measures reading the text itself (the
+    conversion switched off), missing text values included; the caller's frames keep their
+    text columns."""
+    import capkit.audit.run as run
+
+    members = case["members"].copy()
+    members.loc[[3, 5], "grade"] = None  # a missing text value
+    holdout, named = case["holdout"], case["named"]
+    before = {name: frame.dtypes.copy() for name, frame in
+              [("members", members), ("holdout", holdout), *named.items()]}
+    converted = audit(members, named, holdout=holdout, keys=KEYS, targets=TARGETS, seed=0)
+    for name, frame in [("members", members), ("holdout", holdout), *named.items()]:
+        assert frame.dtypes.equals(before[name])
+    monkeypatch.setattr(run, "_as_categories", lambda original, named, holdout: (
+        original, named, holdout))
+    as_text = audit(members, named, holdout=holdout, keys=KEYS, targets=TARGETS, seed=0)
+    pd.testing.assert_frame_equal(converted.to_frame(), as_text.to_frame())
+    pd.testing.assert_frame_equal(converted.records_at_risk, as_text.records_at_risk)
+    assert converted.notes == as_text.notes and converted.warnings == as_text.warnings
+    assert converted.measures.equals(as_text.measures)

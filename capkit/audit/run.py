@@ -48,6 +48,7 @@ from capkit.audit.families import (
     synthpop_family,
 )
 from capkit.audit.findings import Finding
+from capkit.audit.inputs import as_categories as _as_categories
 from capkit.audit.inputs import check_frames as _check_frames
 from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.membership_family import membership_findings
@@ -218,6 +219,10 @@ def audit(original: pd.DataFrame,
                 if c not in choice.identifiers + choice.constants]
         original, named = original[used], {n: f[used] for n, f in named.items()}
         holdout = None if holdout is None else holdout[used]
+    # the measures read text columns as categories (coded once, the same findings); the checks
+    # of coding at the end read the frames as given
+    given_original, given_named = original, named
+    original, named, holdout = _as_categories(original, named, holdout)
     options = {"allow_disjoint_levels": True} if allow_disjoint_levels else {}
     findings: list[Finding] = []
     tables, timings = [], {f: 0.0 for f in families}
@@ -274,11 +279,11 @@ def audit(original: pd.DataFrame,
     if not findings and failures:
         raise CapkitError(failures[0].text())
     warns += [f.text() for f in failures]
-    differs = {n: mismatches(original, frame, keys_ + targets_, name=f"synthesis {n!r}")
-               for n, frame in named.items()}
+    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}")
+               for n, frame in given_named.items()}
     warns += [m.text() for found_ in differs.values() for m in found_]
     findings = [caveats.caveat(f, differs[f.synthesis], allow_disjoint_levels, keys_,
-                               original)
+                               given_original)
                 for f in findings]
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
@@ -288,7 +293,7 @@ def audit(original: pd.DataFrame,
     if sample_note and set(families) & {"distance", "attribute attacks", "linkability",
                                         "membership inference"}:
         notes.append(sample_note)
-    coded = [t for t in targets_ if t not in kinds and is_coded_category(original[t])]
+    coded = [t for t in targets_ if t not in kinds and is_coded_category(given_original[t])]
     notes += caveats.notes(coded if "attribute attacks" in families else [], list(gaps), wide,
                            WIDE_TOLERANCE)
     start = time.perf_counter()

@@ -14,9 +14,7 @@ import sys
 from pathlib import Path
 
 import click
-import matplotlib.pyplot as plt
 
-from capkit import plots
 from capkit.audit import FAMILIES, Audit, at_risk, audit
 from capkit.audit.compare import before_after
 from capkit.audit.verdicts import LEVELS
@@ -24,13 +22,6 @@ from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
 from capkit.data.io import read_table
 from capkit.errors import CapkitError
-from capkit.plots.custodian import (
-    distance_distributions,
-    findings_forest,
-    records_at_risk_grid,
-    verdict_grid,
-)
-from capkit.plots.sweep import key_target_heatmap
 from capkit.report import Picture, render
 from capkit.report.custodian import TOP_RECORDS, custodian_report
 
@@ -42,6 +33,17 @@ def pictures(result: Audit) -> list[Picture]:
     """The html page's pictures of an audit: the forest plot of every finding's risk, the
     verdict grid, (when the distance family ran) the distances to closest record, the records
     at risk and (when the sweep ran) the key x target heatmap of each synthesis."""
+    import matplotlib.pyplot as plt  # only a page with pictures needs matplotlib (0.4 s)
+
+    from capkit import plots
+    from capkit.plots.custodian import (
+        distance_distributions,
+        findings_forest,
+        records_at_risk_grid,
+        verdict_grid,
+    )
+    from capkit.plots.sweep import key_target_heatmap
+
     drawn = []
     if any(f.risk is not None for f in result.findings):
         drawn.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "

@@ -312,14 +312,15 @@ def test_categories_only_search_equals_the_distance_blocks(k):
 
 
 @pytest.mark.parametrize("k", [1, 3])
-def test_compiled_search_equals_a_block_of_numpy_distances(k):
+def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
     """The compiled search (capkit.attacks._block_kernel) against numpy on the whole block of
     distances summed column by column: the same distances to the bit, missing numbers included
     (both missing: 1; one missing: NaN, ranked last), the same k-th distance, counts below /
     at it / at the minimum, k nearest (ties by lowest position) and band, whatever the number
-    of threads. Values on a coarse grid make many ties."""
+    of threads, on the threads or on one. Values on a coarse grid make many ties."""
     import numba
 
+    from capkit.attacks import _block_kernel
     from capkit.attacks.neighbors import encode, nearest
 
     rng = np.random.default_rng(11 + k)
@@ -344,8 +345,10 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k):
     kth = np.sort(ranked, axis=1)[:, k - 1]
     want_band = {(i, c, bool(ranked[i, c] == kth[i])) for i in range(70) for c in range(90)
                  if ranked[i, c] <= kth[i]}
-    for threads in (1, numba.config.NUMBA_NUM_THREADS):
-        numba.set_num_threads(threads)
+    for threads, cells in ((1, 1), (numba.config.NUMBA_NUM_THREADS, 1),
+                           (numba.config.NUMBA_NUM_THREADS, 1 << 30)):
+        numba.set_num_threads(threads)  # cells: the search size from which threads are used
+        monkeypatch.setattr(_block_kernel, "THREAD_CELLS", cells)
         band: set = set()
         def keep(q, c, at, band=band):
             band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))

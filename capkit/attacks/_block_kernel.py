@@ -15,7 +15,8 @@ candidates are below it, at it and at the minimum, and its k nearest: the candid
 k-th distance and, at it, the lowest positions (candidates come in ascending positions), sorted
 by distance with ties in position order. :func:`band_rows` lists, for given k-th distances,
 every (query, candidate) pair at or below it, in query order then candidate order. Each query
-is worked out by one thread, on its own: the answers do not depend on the number of threads.
+is worked out by one thread, on its own: the answers do not depend on the number of threads
+(and a small search runs on one thread: :data:`THREAD_CELLS`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["band_rows", "nearest_rows"]
+__all__ = ["THREAD_CELLS", "band_rows", "nearest_rows"]
+
+#: Distances of one search from which its queries are shared out to numba's threads (a
+#: smaller search is done on one thread: starting the threads would cost more than it saves,
+#: most of all on a busy machine).
+THREAD_CELLS = 1 << 18
 
 
 @njit(cache=True, inline="always")
@@ -60,83 +66,122 @@ def _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free,
                 acc[c] += 1.0 if a != column[c] else 0.0
 
 
+@njit(cache=True, inline="always")
+def _nearest_one(query_num, query_cat, num_t, cat_t, r, k, with_cat, nan_free, i, kth, n_below,
+                 n_at, n_min, place, dist):  # pragma: no cover - compiled
+    """Query ``r``'s k-th ranked distance, counts and k nearest, written at ``i``."""
+    m = num_t.shape[1]
+    raw = np.empty(m)
+    _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free, raw)
+    ranked = raw if nan_free else np.where(raw != raw, np.inf, raw)
+    best = np.full(k, np.inf)  # the k smallest ranked distances, ascending
+    for c in range(m):
+        v = ranked[c]
+        if v < best[k - 1]:
+            p = k - 1
+            while p > 0 and best[p - 1] > v:
+                best[p] = best[p - 1]
+                p -= 1
+            best[p] = v
+    cut, low = best[k - 1], best[0]
+    below, at, at_low, taken = 0, 0, 0, 0
+    for c in range(m):
+        v = ranked[c]
+        if v < cut:
+            below += 1
+        elif v == cut:
+            at += 1
+        if v == low:
+            at_low += 1
+    chosen = np.empty(k, np.int64)
+    room = k - below  # the lowest positions at the k-th distance fill what is left
+    for c in range(m):
+        v = ranked[c]
+        if v < cut or (v == cut and room > 0):
+            if v == cut:
+                room -= 1
+            chosen[taken] = c
+            taken += 1
+    for a in range(1, k):  # by distance, ties in position order (insertion: stable)
+        c = chosen[a]
+        p = a
+        while p > 0 and ranked[chosen[p - 1]] > ranked[c]:
+            chosen[p] = chosen[p - 1]
+            p -= 1
+        chosen[p] = c
+    for a in range(k):
+        place[i, a] = chosen[a]
+        dist[i, a] = raw[chosen[a]]
+    kth[i], n_below[i], n_at[i], n_min[i] = cut, below, at, at_low
+
+
 @njit(cache=True, parallel=True)
-def nearest_rows(query_num, query_cat, num_t, cat_t, rows, k, with_cat,
-                 nan_free):  # pragma: no cover - compiled
+def _nearest_threads(query_num, query_cat, num_t, cat_t, rows, k, with_cat, nan_free, kth,
+                     n_below, n_at, n_min, place, dist):  # pragma: no cover - compiled
+    for i in prange(len(rows)):
+        _nearest_one(query_num, query_cat, num_t, cat_t, rows[i], k, with_cat, nan_free, i,
+                     kth, n_below, n_at, n_min, place, dist)
+
+
+@njit(cache=True, nogil=True)
+def _nearest_serial(query_num, query_cat, num_t, cat_t, rows, k, with_cat, nan_free, kth,
+                    n_below, n_at, n_min, place, dist):  # pragma: no cover - compiled
+    for i in range(len(rows)):
+        _nearest_one(query_num, query_cat, num_t, cat_t, rows[i], k, with_cat, nan_free, i,
+                     kth, n_below, n_at, n_min, place, dist)
+
+
+def nearest_rows(query_num: np.ndarray, query_cat: np.ndarray, num_t: np.ndarray,
+                 cat_t: np.ndarray, rows: np.ndarray, k: int, with_cat: bool, nan_free: bool
+                 ) -> tuple[np.ndarray, ...]:
     """For each query ``rows[i]`` against the candidates (columns of ``num_t`` / ``cat_t``, in
     ascending positions): its k-th ranked distance, the candidates below it, at it and at the
-    minimum, and its k nearest (places among the candidates and distances, nearest first)."""
-    n, m = len(rows), num_t.shape[1]
-    kth = np.empty(n)
-    n_below = np.empty(n, np.int64)
-    n_at = np.empty(n, np.int64)
-    n_min = np.empty(n, np.int64)
-    place = np.empty((n, k), np.int64)
-    dist = np.empty((n, k))
-    for i in prange(n):
-        raw = np.empty(m)
-        _row(query_num, query_cat, num_t, cat_t, rows[i], with_cat, nan_free, raw)
-        ranked = raw if nan_free else np.where(raw != raw, np.inf, raw)
-        best = np.full(k, np.inf)  # the k smallest ranked distances, ascending
-        for c in range(m):
-            v = ranked[c]
-            if v < best[k - 1]:
-                p = k - 1
-                while p > 0 and best[p - 1] > v:
-                    best[p] = best[p - 1]
-                    p -= 1
-                best[p] = v
-        cut, low = best[k - 1], best[0]
-        below, at, at_low, taken = 0, 0, 0, 0
-        for c in range(m):
-            v = ranked[c]
-            if v < cut:
-                below += 1
-            elif v == cut:
-                at += 1
-            if v == low:
-                at_low += 1
-        chosen = np.empty(k, np.int64)
-        room = k - below  # the lowest positions at the k-th distance fill what is left
-        for c in range(m):
-            v = ranked[c]
-            if v < cut or (v == cut and room > 0):
-                if v == cut:
-                    room -= 1
-                chosen[taken] = c
-                taken += 1
-        for a in range(1, k):  # by distance, ties in position order (insertion: stable)
-            c = chosen[a]
-            p = a
-            while p > 0 and ranked[chosen[p - 1]] > ranked[c]:
-                chosen[p] = chosen[p - 1]
-                p -= 1
-            chosen[p] = c
-        for a in range(k):
-            place[i, a] = chosen[a]
-            dist[i, a] = raw[chosen[a]]
-        kth[i], n_below[i], n_at[i], n_min[i] = cut, below, at, at_low
-    return kth, n_below, n_at, n_min, place, dist
+    minimum, and its k nearest (places among the candidates and distances, nearest first).
+    Searches of :data:`THREAD_CELLS` distances or more are shared out to numba's threads."""
+    n = len(rows)
+    out = (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+           np.empty((n, k), np.int64), np.empty((n, k)))
+    run = _nearest_threads if n * num_t.shape[1] >= THREAD_CELLS else _nearest_serial
+    run(query_num, query_cat, num_t, cat_t, rows, k, with_cat, nan_free, *out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _band_one(query_num, query_cat, num_t, cat_t, r, kth, w, with_cat, nan_free, i, pair_row,
+              pair_col, at):  # pragma: no cover - compiled
+    raw = np.empty(num_t.shape[1])
+    _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free, raw)
+    for c in range(len(raw)):
+        v = np.inf if raw[c] != raw[c] else raw[c]
+        if v <= kth:
+            pair_row[w], pair_col[w], at[w] = i, c, v == kth
+            w += 1
 
 
 @njit(cache=True, parallel=True)
-def band_rows(query_num, query_cat, num_t, cat_t, rows, kth, start, with_cat,
-              nan_free):  # pragma: no cover - compiled
+def _band_threads(query_num, query_cat, num_t, cat_t, rows, kth, start, with_cat, nan_free,
+                  pair_row, pair_col, at):  # pragma: no cover - compiled
+    for i in prange(len(rows)):
+        _band_one(query_num, query_cat, num_t, cat_t, rows[i], kth[i], start[i], with_cat,
+                  nan_free, i, pair_row, pair_col, at)
+
+
+@njit(cache=True, nogil=True)
+def _band_serial(query_num, query_cat, num_t, cat_t, rows, kth, start, with_cat, nan_free,
+                 pair_row, pair_col, at):  # pragma: no cover - compiled
+    for i in range(len(rows)):
+        _band_one(query_num, query_cat, num_t, cat_t, rows[i], kth[i], start[i], with_cat,
+                  nan_free, i, pair_row, pair_col, at)
+
+
+def band_rows(query_num: np.ndarray, query_cat: np.ndarray, num_t: np.ndarray,
+              cat_t: np.ndarray, rows: np.ndarray, kth: np.ndarray, start: np.ndarray,
+              with_cat: bool, nan_free: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair (i, c) with ranked distance of ``rows[i]`` to candidate c at or below
     ``kth[i]``, query i's pairs at ``start[i]:start[i + 1]`` in candidate order; and whether
     each is at the k-th distance."""
-    m = num_t.shape[1]
-    total = start[len(rows)]
-    pair_row = np.empty(total, np.int64)
-    pair_col = np.empty(total, np.int64)
-    at = np.empty(total, np.bool_)
-    for i in prange(len(rows)):
-        raw = np.empty(m)
-        _row(query_num, query_cat, num_t, cat_t, rows[i], with_cat, nan_free, raw)
-        w = start[i]
-        for c in range(m):
-            v = np.inf if raw[c] != raw[c] else raw[c]
-            if v <= kth[i]:
-                pair_row[w], pair_col[w], at[w] = i, c, v == kth[i]
-                w += 1
-    return pair_row, pair_col, at
+    total = int(start[len(rows)])
+    out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.bool_))
+    run = _band_threads if len(rows) * num_t.shape[1] >= THREAD_CELLS else _band_serial
+    run(query_num, query_cat, num_t, cat_t, rows, kth, start, with_cat, nan_free, *out)
+    return out

@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from capkit.distance._kernel import keep_smallest
+
 __all__ = ["THREAD_CELLS", "band_rows", "nearest_rows"]
 
 #: Distances of one search from which its queries are shared out to numba's threads (a
@@ -76,13 +78,7 @@ def _nearest_one(query_num, query_cat, num_t, cat_t, r, k, with_cat, nan_free, i
     ranked = raw if nan_free else np.where(raw != raw, np.inf, raw)
     best = np.full(k, np.inf)  # the k smallest ranked distances, ascending
     for c in range(m):
-        v = ranked[c]
-        if v < best[k - 1]:
-            p = k - 1
-            while p > 0 and best[p - 1] > v:
-                best[p] = best[p - 1]
-                p -= 1
-            best[p] = v
+        keep_smallest(best, ranked[c])
     cut, low = best[k - 1], best[0]
     below, at, at_low, taken = 0, 0, 0, 0
     for c in range(m):

@@ -222,33 +222,26 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         if len(cands) < k and several_groups:
             fallback.append(queries)
             continue
+        columns = _columns(data, cands)
         step = max(1, CELLS // max(len(cands), 1))
         for s in range(0, len(queries), step):
             rows = queries[s:s + step]
-            found = _search(data, rows, cands, k, with_cat=False)
+            found = _search(data, rows, columns, k, with_cat=False)
             exact = (found[0] < 1.0) | (not several_groups)
             if not exact.all():
                 fallback.append(rows[~exact])
-            _fill(data, found, exact, rows, cands, False, out, on_band)
+            _fill(data, found, exact, rows, cands, columns, False, out, on_band)
     bar.close()
     rest = np.concatenate(fallback)
     everything = np.arange(n_c)
+    columns = _columns(data, everything)
     step = max(1, CELLS // max(n_c, 1))
     for s in range(0, len(rest), step):
         rows = rest[s:s + step]
-        found = _search(data, rows, everything, k, with_cat=True)
-        _fill(data, found, np.ones(len(rows), dtype=bool), rows, everything, True, out, on_band)
+        found = _search(data, rows, columns, k, with_cat=True)
+        _fill(data, found, np.ones(len(rows), dtype=bool), rows, everything, columns, True, out,
+              on_band)
     return out
-
-
-def _search(data: MixedData, rows: np.ndarray, cands: np.ndarray, k: int, with_cat: bool
-            ) -> tuple[np.ndarray, ...]:
-    """k-th distance, counts below / at it / at the minimum, and the k nearest (places in
-    ``cands``, distances) of query ``rows`` (:func:`capkit.attacks._block_kernel.nearest_rows`)."""
-    num_t, cat_t = _columns(data, cands)
-    return _block_kernel.nearest_rows(data.query_num, data.query_cat, num_t, cat_t,
-                                      np.asarray(rows, dtype=np.int64), k, with_cat,
-                                      data.nan_free)
 
 
 def _columns(data: MixedData, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -257,9 +250,19 @@ def _columns(data: MixedData, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray
             np.ascontiguousarray(data.cand_cat[cands].T))
 
 
+def _search(data: MixedData, rows: np.ndarray, columns: tuple[np.ndarray, np.ndarray], k: int,
+            with_cat: bool) -> tuple[np.ndarray, ...]:
+    """k-th distance, counts below / at it / at the minimum, and the k nearest (places among
+    the candidates of ``columns``, distances) of query ``rows``
+    (:func:`capkit.attacks._block_kernel.nearest_rows`)."""
+    return _block_kernel.nearest_rows(data.query_num, data.query_cat, *columns,
+                                      np.asarray(rows, dtype=np.int64), k, with_cat,
+                                      data.nan_free)
+
+
 def _fill(data: MixedData, found: tuple[np.ndarray, ...], keep: np.ndarray, rows: np.ndarray,
-          cands: np.ndarray, with_cat: bool, out: Neighbors, on_band: BandCallback | None
-          ) -> None:
+          cands: np.ndarray, columns: tuple[np.ndarray, np.ndarray], with_cat: bool,
+          out: Neighbors, on_band: BandCallback | None) -> None:
     """Write the ``keep`` rows of a search into ``out``, and hand their band to ``on_band``."""
     kth, n_below, n_at, n_min, place, dist = (f[keep] for f in found)
     rows = rows[keep]
@@ -273,8 +276,7 @@ def _fill(data: MixedData, found: tuple[np.ndarray, ...], keep: np.ndarray, rows
     out.n_at_min[rows] = n_min
     if on_band is not None:
         start = np.concatenate([[0], np.cumsum(n_below + n_at)]).astype(np.int64)
-        num_t, cat_t = _columns(data, cands)
-        r, c, at = _block_kernel.band_rows(data.query_num, data.query_cat, num_t, cat_t,
+        r, c, at = _block_kernel.band_rows(data.query_num, data.query_cat, *columns,
                                            np.asarray(rows, dtype=np.int64), kth, start,
                                            with_cat, data.nan_free)
         on_band(rows[r], cands[c], at)

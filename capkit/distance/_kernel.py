@@ -21,6 +21,33 @@ from numba import njit, prange
 
 
 @njit(cache=True)
+def count_differing(codes: np.ndarray, columns: np.ndarray,
+                    out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """out[h] = the number of columns k with codes[k] != columns[k, h], counted column by
+    column over ``columns`` (combinations' codes, one row per column): a contiguous loop."""
+    out[:] = 0
+    for k in range(columns.shape[0]):
+        code = codes[k]
+        column = columns[k]
+        for h in range(columns.shape[1]):
+            out[h] += code != column[h]
+
+
+@njit(cache=True)
+def keep_smallest(best: np.ndarray, value: float) -> None:  # pragma: no cover - compiled
+    """Insert ``value`` into ``best``, the k smallest values seen so far in ascending order
+    (the largest drops out); nothing if it is not below ``best[-1]``. The k smallest values do
+    not depend on the order in which the values come."""
+    k = len(best)
+    if value < best[k - 1]:
+        p = k - 1
+        while p > 0 and best[p - 1] > value:
+            best[p] = best[p - 1]
+            p -= 1
+        best[p] = value
+
+
+@njit(cache=True)
 def _pair(level: float, s: int, o: int, b: float, num_s: np.ndarray, num_r: np.ndarray,
           cap: np.ndarray, capped: bool, missing: bool) -> float:  # pragma: no cover
     """Distance of query s to reference o, or +inf once its partial sum exceeds ``b``."""
@@ -146,12 +173,8 @@ def scan_levels(q_parts: np.ndarray, q_first: np.ndarray, records: np.ndarray,
     ref_columns = np.ascontiguousarray(ref_parts.T)  # column by column: a contiguous loop
     for g in prange(len(q_first) - 1):
         counts = np.zeros(pc + 2, dtype=np.int64)
-        differ = np.zeros(n_ref, dtype=np.int64)
-        for k in range(pc):
-            code = q_parts[g, k]
-            column = ref_columns[k]
-            for h in range(n_ref):
-                differ[h] += code != column[h]
+        differ = np.empty(n_ref, dtype=np.int64)
+        count_differing(q_parts[g], ref_columns, differ)
         for h in range(n_ref):
             counts[differ[h] + 1] += 1
         for c in range(pc + 1):
@@ -178,4 +201,4 @@ def scan_levels(q_parts: np.ndarray, q_first: np.ndarray, records: np.ndarray,
             arg[s] = a
 
 
-__all__ = ["scan_levels", "scan_queries"]
+__all__ = ["count_differing", "keep_smallest", "scan_levels", "scan_queries"]

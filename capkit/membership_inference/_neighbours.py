@@ -26,6 +26,7 @@ import numpy as np
 
 from capkit.counts.encode import combine_codes
 from capkit.counts.rows import unique_rows
+from capkit.distance._kernel import count_differing, keep_smallest
 
 #: Pairs whose squared distances are held at once (brute force).
 BLOCK_CELLS = 1 << 21
@@ -44,12 +45,8 @@ def _levels(qparts, tcolumns, w_cat, equal, qc):
     pc, n_t = tcolumns.shape
     out = np.zeros(n_t)
     if equal:
-        count = np.zeros(n_t, dtype=np.int64)
-        for k in range(pc):
-            code = qparts[qc, k]
-            column = tcolumns[k]
-            for h in range(n_t):
-                count[h] += code != column[h]
+        count = np.empty(n_t, dtype=np.int64)
+        count_differing(qparts[qc], tcolumns, count)
         if pc:
             for h in range(n_t):
                 out[h] = w_cat[0] * count[h]
@@ -155,12 +152,12 @@ def _ball_combination(a0, a1, q_combo_records, level, lo, hi, t_order, qnum, tnu
 @numba.njit(cache=True, nogil=True)
 def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
                  qnum, tnum, w_cat, equal, radius, total_weight, counts, prune, sum_q, sum_t,
-                 slack, same, parallel_pairs):
+                 slack, own_only, same, parallel_pairs):
     n_qc = len(q_combo_start) - 1
     tcolumns = np.ascontiguousarray(tparts.T)
     for qc in range(n_qc):
         a0, a1 = q_combo_start[qc], q_combo_start[qc + 1]
-        if same[0] != -2:  # one differing column is already out: the same combination only
+        if own_only:  # one differing column is already out: the same combination only
             h = same[qc]
             if h >= 0 and 0.0 / total_weight < radius:
                 _ball_combination(a0, a1, q_combo_records, 0.0, t_start[h],
@@ -213,13 +210,7 @@ def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count
                                      margin)
                 for b in range(first, last):
                     j = t_order[b]
-                    d = _pair(levels[h], qnum, tnum, i, j)
-                    if d < best[k - 1]:
-                        p = k - 1
-                        while p > 0 and best[p - 1] > d:
-                            best[p] = best[p - 1]
-                            p -= 1
-                        best[p] = d
+                    keep_smallest(best, _pair(levels[h], qnum, tnum, i, j))
             kth = best[k - 1]
             # pass 2: first-set records strictly closer and tied at the k-th distance
             less_first = 0
@@ -320,12 +311,12 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
     slack = margin + 1e-9 * (float(np.sum(w)) + abs(float(radius)) * float(total_weight))
     # a level is a sum of the differing columns' weights (>= any one of them): when the
     # smallest weight alone is out of the ball, only a query's own combination can be inside
-    same = np.full(1, -2, dtype=np.int64)
-    if cat_q.shape[1] and float(np.min(w)) / float(total_weight) >= float(radius):
-        same = _same_combination(grouping[2], grouping[3])
+    own_only = bool(cat_q.shape[1]) and float(np.min(w)) / float(total_weight) >= float(radius)
+    same = (_same_combination(grouping[2], grouping[3]) if own_only
+            else np.empty(0, dtype=np.int64))
     counts = np.zeros(len(cat_q), dtype=np.int64)
     _ball_kernel(*grouping, num_q, num_t, w, equal, float(radius), float(total_weight), counts,
-                 prune, sum_q, sum_t, slack, same, int(parallel_pairs))
+                 prune, sum_q, sum_t, slack, own_only, same, int(parallel_pairs))
     return counts
 
 

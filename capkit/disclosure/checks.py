@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -92,29 +93,42 @@ def check_1way(cells: CellTable, excluded: dict[str, np.ndarray],
         columns=CHECK1_COLUMNS, index=pd.Index([level]))
 
 
-def _label_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _label_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Codes of labels equal as pandas groups them (missing values one group) and equal as
-    text (1, 1.0 and True are three); and each label's text."""
+    text (1, 1.0 and True are three); each label's text; and its text as the key margins read
+    it (a missing label reads "nan")."""
     series = pd.Series(labels, dtype=object)
     text = series.astype(str).to_numpy(dtype=object)
+    missing = series.isna().to_numpy()
     by_value = pd.factorize(series, use_na_sentinel=False)[0]
     by_text = pd.factorize(pd.Series(text, dtype=object))[0]
-    return unique_rows(np.column_stack([by_value, by_text]))[1], text
+    read = np.where(missing, "nan", text).astype(object) if missing.any() else text
+    return unique_rows(np.column_stack([by_value, by_text]))[1], text, read
+
+
+class PairSums(NamedTuple):
+    """Disclosive counts per (target level, key level) pair (:func:`_pair_sums`): the pair's
+    text ``s = "t|k"``, the target and key labels as the key margins read them (``t``, ``k``;
+    a missing label "nan") and the summed count ``v``."""
+
+    s: np.ndarray
+    t: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
 
 
 def _pair_sums(rows: np.ndarray, row_labels: np.ndarray, components: np.ndarray,
-               cols: np.ndarray, values: np.ndarray, by_text: bool) -> pd.DataFrame:
+               cols: np.ndarray, values: np.ndarray, by_text: bool) -> PairSums:
     """The disclosive counts ``values`` summed per (target level, key level) pair, the pairs in
-    order of first appearance with their text ``s = "t|k"`` (columns s, t, k, v): what
-    ``DataFrame.groupby(["s", "t", "k"], sort=False, dropna=False)`` gives (a missing label
-    as NaN), counted on integer codes with the text built once per pair. ``by_text``: per text
-    ``s`` alone (pairs whose texts are equal are one group, as synthpop's ``paste`` makes
-    them), columns s, v."""
+    order of first appearance: the groups of ``DataFrame.groupby(["s", "t", "k"], sort=False,
+    dropna=False)``, counted on integer codes with the text built once per pair. ``by_text``:
+    per text ``s`` alone (pairs whose texts are equal are one group, as synthpop's ``paste``
+    makes them; ``t`` and ``k`` are then the text split at its first two "|", as synthpop's
+    ``strsplit`` reads them)."""
     used_t, rows = np.unique(rows, return_inverse=True)  # only the labels in use are coded
     used_k, cols = np.unique(cols, return_inverse=True)
-    row_labels, components = row_labels[used_t], components[used_k]
-    row_code, row_text = _label_codes(row_labels)
-    col_code, col_text = _label_codes(components)
+    row_code, row_text, row_read = _label_codes(row_labels[used_t])
+    col_code, col_text, col_read = _label_codes(components[used_k])
     first, pair = unique_rows(np.column_stack([row_code[rows], col_code[cols]]))
     seen = np.argsort(first, kind="stable")  # pairs by first appearance
     rank = np.empty(len(first), dtype=np.int64)
@@ -122,14 +136,15 @@ def _pair_sums(rows: np.ndarray, row_labels: np.ndarray, components: np.ndarray,
     total = np.bincount(rank[pair], weights=values, minlength=len(first))
     at_t, at_k = rows[first[seen]], cols[first[seen]]
     text = row_text[at_t] + "|" + col_text[at_k]
-    if by_text:
-        code, texts = pd.factorize(pd.Series(text, dtype=object))
-        return pd.DataFrame({"s": np.asarray(texts, dtype=object),
-                             "v": np.bincount(code, weights=total, minlength=len(texts))})
-    t = pd.Series(row_labels[at_t], dtype=object)
-    k = pd.Series(components[at_k], dtype=object)
-    return pd.DataFrame({"s": text, "t": t.where(t.notna(), np.nan),
-                         "k": k.where(k.notna(), np.nan), "v": total})
+    if not by_text:
+        return PairSums(text, row_read[at_t], col_read[at_k], total)
+    code, texts = pd.factorize(pd.Series(text, dtype=object))
+    texts = np.asarray(texts, dtype=object)
+    parts = pd.Series(texts, dtype=object).str.split("|", n=2, expand=True, regex=False)
+    return PairSums(texts, parts[0].to_numpy(dtype=object),
+                    parts[1].to_numpy(dtype=object) if parts.shape[1] > 1
+                    else np.full(len(texts), "", dtype=object),
+                    np.bincount(code, weights=total, minlength=len(texts)))
 
 
 def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence[str],
@@ -156,7 +171,8 @@ def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence
     Returns
     -------
     The flagged rows (columns target_key_levs, npairs, key, key_target_total, key_total,
-    PctTargetKeyLevel; row names synthpop's row numbers as text), or ``None``.
+    PctTargetKeyLevel; row names synthpop's row numbers as text), or ``None``. Counted on
+    arrays; a table is built only for the rows kept.
     """
     disco = excluded["DiSCO"]
     big = disco > thresh_2way[0]
@@ -166,31 +182,29 @@ def check_2way(cells: CellTable, excluded: dict[str, np.ndarray], keys: Sequence
     idx = idx[np.lexsort((cells.row[idx], cells.col[idx]))]  # column-major order
     values = disco[idx]
     row_labels = np.asarray(cells.row_labels, dtype=object)
-    pieces = []
+    texts, npairs, key, key_target, key_total = [], [], [], [], []
     for k, name in enumerate(keys):
-        grouped = _pair_sums(cells.row[idx], row_labels,
-                             np.asarray(cells.col_components[k], dtype=object), cells.col[idx],
-                             values, parse_labels)
-        if parse_labels:
-            parts = grouped["s"].str.split("|", n=2, expand=True, regex=False)
-            grouped["t"] = parts[0]
-            grouped["k"] = parts[1] if parts.shape[1] > 1 else ""
-        grouped = grouped.iloc[collation_order(grouped["s"].to_numpy(), sort_key)]
-        kt, tot = margins.lookup(k, grouped["t"].astype(str).tolist(),
-                                 grouped["k"].astype(str).tolist())
-        pieces.append(pd.DataFrame({
-            "target_key_levs": grouped["s"].to_numpy(),
-            "npairs": grouped["v"].to_numpy().astype(np.int64),
-            "key": name,
-            "key_target_total": kt,
-            "key_total": tot,
-        }))
-    table = pd.concat(pieces, ignore_index=True)
-    table.index = pd.Index([str(i + 1) for i in range(len(table))])
-    table = table.iloc[np.argsort(-table["npairs"].to_numpy(), kind="stable")]
+        pairs = _pair_sums(cells.row[idx], row_labels,
+                           np.asarray(cells.col_components[k], dtype=object), cells.col[idx],
+                           values, parse_labels)
+        order = collation_order(pairs.s, sort_key)
+        kt, tot = margins.lookup(k, pairs.t[order].tolist(), pairs.k[order].tolist())
+        texts.append(pairs.s[order])
+        npairs.append(pairs.v[order].astype(np.int64))
+        key.append(np.full(len(order), name, dtype=object))
+        key_target.append(kt)
+        key_total.append(tot)
+    npairs_ = np.concatenate(npairs)
+    order = np.argsort(-npairs_, kind="stable")
+    key_target_, key_total_ = np.concatenate(key_target)[order], np.concatenate(key_total)[order]
     with np.errstate(invalid="ignore", divide="ignore"):
-        table["PctTargetKeyLevel"] = 100 * table["key_target_total"] / table["key_total"]
-    kept = table[table["PctTargetKeyLevel"] > thresh_2way[1]]
-    if kept.empty:
+        pct = 100 * key_target_ / key_total_
+    kept = pct > thresh_2way[1]
+    if not kept.any():
         return None
-    return kept[CHECK2_COLUMNS]
+    at = order[kept]
+    return pd.DataFrame(
+        {"target_key_levs": np.concatenate(texts)[at], "npairs": npairs_[at],
+         "key": np.concatenate(key)[at], "key_target_total": key_target_[kept],
+         "key_total": key_total_[kept], "PctTargetKeyLevel": pct[kept]},
+        columns=CHECK2_COLUMNS, index=pd.Index([str(i + 1) for i in at], dtype=object))

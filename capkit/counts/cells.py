@@ -120,10 +120,44 @@ def _as_categorical(coded: Coded) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(coded.codes, categories=list(coded.labels)))
 
 
+#: The last q axis built, with what it was built from (:func:`_q_axis`): a summary over many
+#: targets measures every target with the same keys, so their combinations are coded once.
+_LAST_Q: list[tuple[tuple, tuple]] = []
+
+
+def _same_keys(a: tuple, b: tuple) -> bool:
+    """Whether two (flags, codes) signatures of :func:`_q_axis` are equal, value by value."""
+    (flags_a, *coded_a), (flags_b, *coded_b) = a, b
+    return (flags_a[0] == flags_b[0] and flags_a[1] is flags_b[1] and flags_a[2:] == flags_b[2:]
+            and len(coded_a) == len(coded_b)
+            and all(x.labels == y.labels and x.codes.shape == y.codes.shape
+                    and np.array_equal(x.codes, y.codes) for x, y in zip(coded_a, coded_b)))
+
+
 def _q_axis(keys_o: Sequence[Coded], keys_s: Sequence[Coded], by_position: bool,
             sort_key: SortKey, split_labels: bool
             ) -> tuple[list[str], list[tuple[str, ...]], np.ndarray, np.ndarray, np.ndarray]:
-    """Columns q: labels, per-key components, record positions and the ``Ks`` membership."""
+    """Columns q: labels, per-key components, record positions and the ``Ks`` membership.
+
+    The answer for the keys of the last call is kept (compared value by value, read-only
+    arrays) and given again."""
+    signature = ((by_position, sort_key, split_labels, len(keys_o)), *keys_o, *keys_s)
+    if _LAST_Q and _same_keys(_LAST_Q[0][0], signature):
+        labels, comps, *arrays = _LAST_Q[0][1]
+        return list(labels), list(comps), *arrays
+    answer = _q_axis_built(keys_o, keys_s, by_position, sort_key, split_labels)
+    for array in answer[2:]:
+        array.setflags(write=False)
+    kept = (signature[0], *(Coded(c.labels, c.codes.copy()) for c in signature[1:]))
+    _LAST_Q[:] = [(kept, answer)]
+    return list(answer[0]), list(answer[1]), *answer[2:]
+
+
+def _q_axis_built(keys_o: Sequence[Coded], keys_s: Sequence[Coded], by_position: bool,
+                  sort_key: SortKey, split_labels: bool
+                  ) -> tuple[list[str], list[tuple[str, ...]], np.ndarray, np.ndarray,
+                             np.ndarray]:
+    """:func:`_q_axis`, built."""
     if len(keys_o) == 1:
         ko, ks = keys_o[0], keys_s[0]
         labels, pos_o, pos_s = _axis(ko, ks, by_position, sort_key)

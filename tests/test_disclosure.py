@@ -563,4 +563,5 @@ def test_check_2way_pair_sums_equal_pandas_grouping(by_text, mixed):
         for column in ("t", "k"):
             assert getattr(got, column).tolist() == [str(v) for v in want[column]]
     present = (got.t != "nan") & (got.k != "nan")  # no label here is the text "nan"
-    assert [a + "|" + b for a, b in zip(got.t[present], got.k[present])] == got.s[present].tolist()
+    pasted = [a + "|" + b for a, b in zip(got.t[present], got.k[present], strict=True)]
+    assert pasted == got.s[present].tolist()

@@ -30,28 +30,34 @@ a :class:`~capkit.audit.findings.Finding` judged by the rules of
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 from tqdm import tqdm
 
-from capkit.audit import at_risk, caveats, defaults, display, exposure, sampling, verdicts
+from capkit.audit import (
+    at_risk,
+    caveats,
+    defaults,
+    display,
+    exposure,
+    parallel,
+    sampling,
+    verdicts,
+)
 from capkit.audit.failures import Failure, describe, without_failing_targets
 from capkit.audit.families import (
     ATTACKERS,
     NEAR_COPY_QUANTILE,
     WIDE_TOLERANCE,
-    anonymeter_family,
     attack_family,
-    distance_family,
     synthpop_family,
 )
 from capkit.audit.findings import Finding
 from capkit.audit.inputs import as_categories as _as_categories
 from capkit.audit.inputs import check_frames as _check_frames
 from capkit.audit.inputs import syntheses as _syntheses
-from capkit.audit.membership_family import membership_findings
 from capkit.data.coding import mismatches
 from capkit.data.labels import is_coded_category
 from capkit.data.overlap import check_holdout
@@ -141,7 +147,8 @@ def audit(original: pd.DataFrame,
           families: Sequence[str] = FAMILIES, progress: bool = False,
           allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = (),
           pair_budget: int | None = sampling.PAIR_BUDGET, weights: str | pd.Series | None = None,
-          original_exposure: bool = True, sweep_size: int | None = 2) -> Audit:
+          original_exposure: bool = True, sweep_size: int | None = 2,
+          workers: int | None = None) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -183,6 +190,12 @@ def audit(original: pd.DataFrame,
         sweep of every ``sweep_size``-key combination of the keys
         (:func:`capkit.audit.exposure.worst_combinations`); False / None: not measured (nor
         when ``families`` leaves out the synthpop measures, the counts they go with).
+    workers
+        Processes: 1 runs everything here; 2 runs the steps of the distance, singling-out,
+        linkability and membership-inference families in a second process while this one runs
+        the others (:mod:`capkit.audit.parallel`); None (default) uses 2 when the machine has
+        two cores or more and the work is large enough to pay for starting it. The result is
+        the same either way.
 
     Returns
     -------
@@ -224,60 +237,101 @@ def audit(original: pd.DataFrame,
     given_original, given_named = original, named
     original, named, holdout = _as_categories(original, named, holdout)
     options = {"allow_disjoint_levels": True} if allow_disjoint_levels else {}
-    findings: list[Finding] = []
     tables, timings = [], {f: 0.0 for f in families}
-    gaps: dict[str, None] = {}  # numeric columns with missing values in the distance, in order
     wide: list[str] = []  # numeric targets whose attack tolerance is too wide
     steps = [(f, n) for f in families for n in (named if f != "attribute attacks" else
                                                 ["all"])]
-    bar = tqdm(steps, desc="capkit report", unit="step", disable=not progress, leave=False)
-    failures: list[Failure] = []
     samples = sampling.for_audit(original, list(named.values()), holdout, seed, pair_budget)
     whole = not any(s is not None and s.sampled for s in samples)
     evidence = {n: at_risk.Evidence() for n in named}  # per-record outputs, for at_risk
     keep = {n: e if whole else None for n, e in evidence.items()}  # a sample keeps no record
+    # the steps of the searches over record pairs go to a second process when that pays
+    # (capkit.audit.parallel); every step's outcome is put back in the order of ``steps``
+    away = None
+    if parallel.workers_for(workers, original, named, families) > 1:
+        away = parallel.Away(
+            [s for s in steps if s[0] in parallel.AWAY],
+            lambda f, n: (f, n, original, named[n], holdout, keys_, seed, confidence, samples,
+                          keep[n] is not None, families))
+
+    def order() -> Iterator[tuple[str, str]]:
+        """The steps in the order they run here: all of them; or, with a second process,
+        the others first, then the last steps it has not started yet (taken back one at a
+        time), then what it ran."""
+        if away is None:
+            yield from steps
+            return
+        yield from (s for s in steps if s[0] not in parallel.AWAY)
+        while (stolen := away.steal()) is not None:
+            yield stolen
+        yield from (s for s in steps if s[0] in parallel.AWAY and s not in found_in)
+
+    # the original's exposure and the key sweep need no family: counted while the second
+    # process works (an error is raised where it would be after the families)
+    timings["records at risk"] = 0.0
+    synthpop = "synthpop measures" in families  # the exposure and sweep go with its counts
+    try:
+        own, worst = exposure.both(original, named, holdout, keys_, targets_, choice.groups,
+                                   weight, original_exposure and synthpop,
+                                   sweep_size if synthpop else None, confidence,
+                                   allow_disjoint_levels, timings)
+        late: CapkitError | None = None
+    except CapkitError as exc:
+        late = exc
+    found_in: dict[tuple[str, str], list[Finding]] = {}
+    failed_in: dict[tuple[str, str], list[Failure]] = {}
+    gaps_in: dict[tuple[str, str], tuple[str, ...]] = {}  # numeric columns with missing values
+    bar = tqdm(order(), desc="capkit report", unit="step", total=len(steps),
+               disable=not progress, leave=False)
     for family, name in bar:
         bar.set_postfix_str(f"{family}: {name}")
         start = time.perf_counter()
+        found: list[Finding] = []
+        failed: list[Failure] = []
+        found_in[(family, name)], failed_in[(family, name)] = found, failed
+        if family in parallel.AWAY:
+            def here(f: str = family, n: str = name) -> parallel.Step:
+                return parallel.run_step(f, n, original, named[n], holdout, keys_, seed,
+                                         confidence, samples, keep[n], families, progress)
+            step = here() if away is None else away.take(family, name, here, keep[name])
+            found += step.found
+            failed += [step.failure] if step.failure else []
+            gaps_in[(family, name)] = step.gaps
+            timings[family] += step.seconds if away is not None else (
+                time.perf_counter() - start)
+            continue
         runs = [(name, named)] if family != "attribute attacks" else [("all", named)]
         while runs:
             which, frames = runs.pop(0)
             try:
                 if family == "synthpop measures":
-                    (found, table), skipped = without_failing_targets(
+                    (found_, table), skipped = without_failing_targets(
                         lambda ts, w=which: synthpop_family(w, original, named[w], holdout, keys_,
                                                       ts, choice.groups, options, evidence[w]),
                         targets_, which, family)
-                    failures += skipped
+                    failed += skipped
                     tables.append(table)
-                elif family == "distance":
-                    found, with_gaps = distance_family(which, original, named[which], holdout,
-                                                 confidence, samples, progress, keep[which])
-                    gaps.update(dict.fromkeys(with_gaps))
-                elif family == "attribute attacks":
-                    found, wide_ = attack_family(frames, original, holdout, keys_, targets_, seed,
-                                            confidence, allow_disjoint_levels, kinds,
-                                            samples, evidence if whole else None)
-                    wide += [t for t in wide_ if t not in wide]
-                elif family == "membership inference":
-                    found = membership_findings(
-                        which, samples[0].take(original), named[which],
-                        None if holdout is None else samples[1].take(holdout), seed,
-                        confidence)
                 else:
-                    found = [anonymeter_family(which, original, named[which], holdout, keys_, seed,
-                                         confidence, family, samples, keep[which], progress)]
+                    found_, wide_ = attack_family(frames, original, holdout, keys_, targets_,
+                                                  seed, confidence, allow_disjoint_levels, kinds,
+                                                  samples, evidence if whole else None)
+                    wide += [t for t in wide_ if t not in wide]
             except CapkitError as exc:  # judge the others; list this one with its error
                 if which == "all" and len(named) > 1:  # find the synthesis that fails
                     runs += [(n, {n: f}) for n, f in named.items()]
                     continue
-                failures.append(describe(exc, which if which != "all" else next(iter(named)),
-                                         family, families))
+                failed.append(describe(exc, which if which != "all" else next(iter(named)),
+                                       family, families))
                 continue
-            findings += found
+            found += found_
         timings[family] += time.perf_counter() - start
+    findings = [f for s in steps for f in found_in[s]]
+    failures = [f for s in steps for f in failed_in[s]]
+    gaps = dict.fromkeys(c for s in steps for c in gaps_in.get(s, ()))
     if not findings and failures:
         raise CapkitError(failures[0].text())
+    if late is not None:
+        raise late
     warns += [f.text() for f in failures]
     differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}")
                for n, frame in given_named.items()}
@@ -302,10 +356,6 @@ def audit(original: pd.DataFrame,
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
-    synthpop = "synthpop measures" in families  # the exposure and sweep go with its counts
-    own, worst = exposure.both(original, named, holdout, keys_, targets_, choice.groups, weight,
-                               original_exposure and synthpop, sweep_size if synthpop else None,
-                               confidence, allow_disjoint_levels, timings)
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
                  exposed, at_risk.distances(evidence), own, worst)

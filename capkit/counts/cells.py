@@ -131,7 +131,8 @@ def _same_keys(a: tuple, b: tuple) -> bool:
     return (flags_a[0] == flags_b[0] and flags_a[1] is flags_b[1] and flags_a[2:] == flags_b[2:]
             and len(coded_a) == len(coded_b)
             and all(x.labels == y.labels and x.codes.shape == y.codes.shape
-                    and np.array_equal(x.codes, y.codes) for x, y in zip(coded_a, coded_b)))
+                    and np.array_equal(x.codes, y.codes)
+                    for x, y in zip(coded_a, coded_b, strict=True)))
 
 
 def _q_axis(keys_o: Sequence[Coded], keys_s: Sequence[Coded], by_position: bool,

@@ -1,0 +1,60 @@
+"""The second process that long work shares a machine's cores with (:mod:`capkit.audit.parallel`).
+
+joblib's reusable loky process: spawned, not forked (numba's OpenMP threads are not fork safe),
+computing on one thread (two processes of two threads each would fight over two cores; no
+result of capkit depends on the thread count, ``docs/scale.md``) and kept for the next piece of
+work of the session for :data:`IDLE_SECONDS`. Starting it costs about 2 s of one core (Python
+and capkit's imports), so a command that will need it starts it first (:func:`warm`) and does
+its own reading meanwhile.
+
+This module imports nothing heavy: the command line can start the process before it imports
+the measures.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["IDLE_SECONDS", "ONE_THREAD", "cores", "executor", "warm"]
+
+#: Seconds an idle second process is kept for the next piece of work.
+IDLE_SECONDS = 300
+
+#: The second process's environment: one thread for numba, OpenMP and BLAS.
+ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1"}
+
+
+def cores() -> int:
+    """Cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def executor():  # noqa: ANN201 (loky's executor class is private)
+    """The reusable second process (started on first use)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    return get_reusable_executor(max_workers=1, timeout=IDLE_SECONDS, env=dict(ONE_THREAD))
+
+
+def _import(modules: tuple[str, ...]) -> int:
+    """Run in the second process: import ``modules`` ahead of the work that needs them."""
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+    return os.getpid()
+
+
+def warm(modules: tuple[str, ...] = ("capkit.audit.parallel",)) -> None:
+    """Start the second process now and have it import ``modules``, so that the work that
+    follows finds it ready; nothing on a one-core machine or where no process can be
+    started."""
+    if cores() < 2:
+        return
+    try:
+        executor().submit(_import, tuple(modules))
+    except Exception:  # noqa: BLE001 (no second process: the work runs in this one)
+        return

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["IDLE_SECONDS", "ONE_THREAD", "cores", "executor", "warm"]
+__all__ = ["IDLE_SECONDS", "ONE_THREAD", "cores", "executor", "started", "stop", "warm"]
 
 #: Seconds an idle second process is kept for the next piece of work.
 IDLE_SECONDS = 300
@@ -32,11 +32,29 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+_STARTED: list[bool] = []
+
+
 def executor():  # noqa: ANN201 (loky's executor class is private)
     """The reusable second process (started on first use)."""
     from joblib.externals.loky import get_reusable_executor
 
+    _STARTED[:] = [True]
     return get_reusable_executor(max_workers=1, timeout=IDLE_SECONDS, env=dict(ONE_THREAD))
+
+
+def started() -> bool:
+    """Whether this session has started the second process (and not stopped it)."""
+    return bool(_STARTED)
+
+
+def stop() -> None:
+    """End the second process now, if one was started (a command that is done with it:
+    otherwise Python's exit waits for it to wind down)."""
+    if _STARTED:
+        _STARTED.clear()
+        executor().shutdown(wait=True)
+        _STARTED.clear()
 
 
 def _import(modules: tuple[str, ...]) -> int:

@@ -132,3 +132,22 @@ def test_default_workers(case: dict, monkeypatch) -> None:
     assert parallel.workers_for(3, members, named, ("distance",)) == 2
     monkeypatch.setattr(processes, "cores", lambda: 1)
     assert parallel.workers_for(None, members, named, FAMILIES) == 1
+
+
+def test_report_command_starts_the_second_process_only_for_large_files(tmp_path, monkeypatch
+                                                                        ) -> None:
+    """``capkit report`` starts the second process before its imports only when the files'
+    sizes promise work enough (and never for --help)."""
+    import importlib
+
+    cli_main = importlib.import_module("capkit.cli.main")
+    calls = []
+    monkeypatch.setattr(processes, "warm", lambda modules=(): calls.append(modules))
+    small, big = tmp_path / "small.csv", tmp_path / "big.csv"
+    small.write_text("a\n1\n")
+    big.write_bytes(b"a\n" + b"1\n" * 600_000)  # 1.2 MB: 1.4e12 bytes squared
+    cli_main._warm_for_report(["report", str(small), str(small)])
+    cli_main._warm_for_report(["report", str(big), str(big), "--help"])
+    assert calls == []
+    cli_main._warm_for_report(["report", str(big), str(big), "-o", "out.html"])
+    assert len(calls) == 1 and "capkit.audit.parallel" in calls[0]

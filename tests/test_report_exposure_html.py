@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from test_cli_report import CHROMIUM, render_page
 
-from capkit import CapkitError, plots
+from capkit import CapkitError, plots, processes
 from capkit.audit import audit
 from capkit.audit.at_risk import FLAGS
 from capkit.cli import main
@@ -86,6 +86,31 @@ def test_pictures_byte_identical_on_rerun(result) -> None:
     b = plots.svg_bytes(records_at_risk_grid(result.records_at_risk))
     plt.close("all")
     assert a == b and b"<svg" in a
+
+
+def test_pictures_drawn_in_the_second_process_are_the_same_bytes(result, monkeypatch) -> None:
+    """Where the audit started a second process, it draws the forest plot and the heatmaps:
+    the same SVG bytes as drawn here, in the same order with the same captions."""
+    if processes.cores() < 2:
+        pytest.skip("one core: no second process")
+    import capkit.cli.report as report_cli
+
+    monkeypatch.setattr(processes, "started", lambda: False)
+    here = pictures(result)
+    sent = []
+    submit = processes.executor().submit
+
+    class Counted:
+        def submit(self, *args):
+            sent.append(args[1])
+            return submit(*args)
+
+    monkeypatch.setattr(processes, "started", lambda: True)
+    monkeypatch.setattr(processes, "executor", lambda: Counted())
+    away = pictures(result)
+    assert sorted(set(sent)) == sorted(report_cli.AWAY_PICTURES) and len(sent) == 3
+    assert [p.caption for p in away] == [p.caption for p in here]
+    assert [p.svg for p in away] == [p.svg for p in here]
 
 
 def test_records_grid_bad_input(result) -> None:

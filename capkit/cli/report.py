@@ -11,10 +11,12 @@ exit status is 0 whatever the verdicts, unless ``--fail-on`` names a level that 
 from __future__ import annotations
 
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import click
 
+from capkit import processes
 from capkit.audit import FAMILIES, Audit, at_risk, audit
 from capkit.audit.compare import before_after
 from capkit.audit.verdicts import LEVELS
@@ -29,54 +31,80 @@ from capkit.report.custodian import TOP_RECORDS, custodian_report
 FAIL_STATUS = 2
 
 
-def pictures(result: Audit) -> list[Picture]:
-    """The html page's pictures of an audit: the forest plot of every finding's risk, the
-    verdict grid, (when the distance family ran) the distances to closest record, the records
-    at risk and (when the sweep ran) the key x target heatmap of each synthesis."""
+def _svg(kind: str, args: tuple, options: dict) -> bytes:
+    """One picture of the page as SVG bytes (drawn here, or in the second process)."""
     import matplotlib.pyplot as plt  # only a page with pictures needs matplotlib (0.4 s)
 
     from capkit import plots
-    from capkit.plots.custodian import (
-        distance_distributions,
-        findings_forest,
-        records_at_risk_grid,
-        verdict_grid,
-    )
-    from capkit.plots.sweep import key_target_heatmap
+    from capkit.plots import custodian, sweep
 
-    drawn = []
+    draw = {"forest": custodian.findings_forest, "grid": custodian.verdict_grid,
+            "distances": custodian.distance_distributions,
+            "records": custodian.records_at_risk_grid, "heatmap": sweep.key_target_heatmap}
+    fig = draw[kind](*args, **options)
+    try:
+        return plots.svg_bytes(fig)
+    finally:
+        plt.close(fig)
+
+
+#: Pictures drawn in the audit's second process when it runs (:mod:`capkit.processes`): the
+#: forest plot of every finding and the heatmaps, about half of the drawing.
+AWAY_PICTURES = ("forest", "heatmap")
+
+
+def pictures(result: Audit) -> list[Picture]:
+    """The html page's pictures of an audit: the forest plot of every finding's risk, the
+    verdict grid, (when the distance family ran) the distances to closest record, the records
+    at risk and (when the sweep ran) the key x target heatmap of each synthesis. Where the
+    audit started a second process, it draws the forest plot and the heatmaps meanwhile (the
+    same bytes: tests/test_report_exposure_html.py)."""
+    wanted: list[tuple[str, str, tuple, dict]] = []
     if any(f.risk is not None for f in result.findings):
-        drawn.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "
-                      "per finding; colour, marker (square disclosive, triangle review, circle "
-                      "not flagged) and the word at the right give the verdict.",
-                      findings_forest(result.findings)))
+        wanted.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "
+                       "per finding; colour, marker (square disclosive, triangle review, circle "
+                       "not flagged) and the word at the right give the verdict.",
+                       "forest", (result.findings,), {}))
     if result.findings:
-        drawn.append(("The worst verdict of each synthesis (rows) and measure family "
-                      "(columns).", verdict_grid(result.findings, result.syntheses)))
+        wanted.append(("The worst verdict of each synthesis (rows) and measure family "
+                       "(columns).", "grid", (result.findings, result.syntheses), {}))
     if result.distances:
-        drawn.append(("Gower distance of each member (hatched) and holdout record (dashed) "
-                      "to the closest synthetic record, in % of each group; dotted: the "
-                      "near-copy threshold (the holdout's 5% quantile).",
-                      distance_distributions(result.distances)))
+        wanted.append(("Gower distance of each member (hatched) and holdout record (dashed) "
+                       "to the closest synthetic record, in % of each group; dotted: the "
+                       "near-copy threshold (the holdout's 5% quantile).", "distances",
+                       (result.distances,), {}))
     table = result.records_at_risk
     if not table.empty and (table["score"] > 0).any():
-        drawn.append((f"The {TOP_RECORDS} members most exposed by each synthesis (rows, by "
-                      "rank) and the measures flagging them (columns): each flagged cell names "
-                      "its flag and is coloured by its weight in the score (vermillion 5, "
-                      "orange 3, blue 2, grey 1); the score at the right. Row numbers only, no "
-                      "values.", records_at_risk_grid(table, TOP_RECORDS)))
+        wanted.append((f"The {TOP_RECORDS} members most exposed by each synthesis (rows, by "
+                       "rank) and the measures flagging them (columns): each flagged cell names "
+                       "its flag and is coloured by its weight in the score (vermillion 5, "
+                       "orange 3, blue 2, grey 1); the score at the right. Row numbers only, no "
+                       "values.", "records", (table, TOP_RECORDS), {}))
     worst = result.worst_combinations
     for name, matrix in ({} if worst is None else worst.matrices).items():
-        drawn.append((f"{name}: DiSCO - Dorig (percentage points) of each key (rows) and target "
-                      f"(columns), the mean over the {worst.size}-key combinations containing "
-                      "the key (SDNist's k-DiSCO heatmap); red: the synthesis discloses more "
-                      "than the original on those keys, blue: less; each cell written.",
-                      key_target_heatmap(matrix, title=name)))
-    out = []
-    for caption, fig in drawn:
-        out.append(Picture(caption, plots.svg_bytes(fig)))
-        plt.close(fig)
-    return out
+        wanted.append((f"{name}: DiSCO - Dorig (percentage points) of each key (rows) and "
+                       f"target (columns), the mean over the {worst.size}-key combinations "
+                       "containing the key (SDNist's k-DiSCO heatmap); red: the synthesis "
+                       "discloses more than the original on those keys, blue: less; each cell "
+                       "written.", "heatmap", (matrix,), {"title": name}))
+    away = {}
+    if processes.started() and len(wanted) > 1:
+        try:
+            pool = processes.executor()
+            away = {j: pool.submit(_svg, kind, args, options)
+                    for j, (_, kind, args, options) in enumerate(wanted)
+                    if kind in AWAY_PICTURES}
+        except Exception:  # noqa: BLE001 (no second process: drawn here)
+            away = {}
+    drawn = {j: _svg(kind, args, options) for j, (_, kind, args, options) in enumerate(wanted)
+             if j not in away}
+    for j, future in away.items():
+        try:
+            drawn[j] = future.result()
+        except BrokenProcessPool:
+            _, kind, args, options = wanted[j]
+            drawn[j] = _svg(kind, args, options)
+    return [Picture(caption, drawn[j]) for j, (caption, *_) in enumerate(wanted)]
 
 
 @click.command()
@@ -202,7 +230,10 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             reached.extend(f.verdict for f in result.findings
                            if LEVELS.index(f.verdict) <= worst)
 
-    opts.run_reporting_errors(body)
+    try:
+        opts.run_reporting_errors(body)
+    finally:
+        processes.stop()  # the audit's second process, if any: done with
     if reached:
         click.echo(f"capkit report: {len(reached)} finding(s) at or above --fail-on "
                    f"{fail_on}", err=True)

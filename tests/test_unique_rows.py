@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from capkit.counts.rows import unique_rows
+from capkit.counts.rows import unique_codes, unique_rows
 from capkit.errors import CapkitError
 
 
@@ -45,3 +45,20 @@ def test_empty_and_bad_shapes():
     assert len(first) == 0 and len(inverse) == 0
     with pytest.raises(CapkitError, match="2-d"):
         unique_rows(np.zeros(4, dtype=np.int64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([np.int64, np.int32, np.uint8, np.uint64]).flatmap(
+    lambda dtype: hnp.arrays(dtype, st.integers(0, 60))))
+def test_unique_codes_as_numpy(column):
+    """unique_codes is np.unique(column, return_inverse=True): the values (same dtype) and
+    the inverse, from a table of the values or numpy's sort, empty columns included."""
+    values, inverse = np.unique(column, return_inverse=True)
+    got_values, got_inverse = unique_codes(column)
+    assert got_values.dtype == values.dtype and np.array_equal(got_values, values)
+    assert got_inverse.dtype == np.int64 and np.array_equal(got_inverse, inverse.reshape(-1))
+
+
+def test_unique_codes_needs_one_dimension():
+    with pytest.raises(CapkitError, match="1-d"):
+        unique_codes(np.zeros((2, 2), dtype=np.int64))

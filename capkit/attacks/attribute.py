@@ -30,6 +30,7 @@ from sklearn.base import BaseEstimator
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve
 from capkit.attacks.fit import predict
 from capkit.attacks.grid import Grid, prepare
+from capkit.counts.rows import unique_codes
 from capkit.control import ControlComparison, compare_to_control
 from capkit.errors import CapkitError
 
@@ -199,8 +200,7 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
     cells = {g: grid.cells(g)[grid.known(g)] for g in groups}
     if not len(cells["members"]):
         raise CapkitError(f"no original record has a known target {grid.target!r} to attack")
-    combos, inverse = np.unique(np.concatenate([cells[g][:, 1] for g in groups]),
-                                return_inverse=True)
+    combos, inverse = unique_codes(np.concatenate([cells[g][:, 1] for g in groups]))
     train = "synthetic" if trained_on == "synthetic" else "members"
     bounds = np.cumsum([len(cells[g]) for g in groups])[:-1]
     by_group = _per_group(spec, grid.kind)
@@ -208,7 +208,7 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
     scored, frames = {}, {}
     for g, inv in zip(groups, np.split(inverse, bounds), strict=True):
         if by_group:  # anonymeter's ranges are over the synthetic and the attacked group
-            mine, local = np.unique(combos[inv], return_inverse=True)
+            mine, local = unique_codes(combos[inv])
             predicted = predict(spec, grid, train, mine, seed, tolerance=tolerance)[local]
         else:
             predicted = per_combo[inv]

@@ -41,6 +41,12 @@ __all__ = ["AWAY", "PARALLEL_CELLS", "Away", "Step", "run_step", "workers_for"]
 #: The families whose steps may run in the second process.
 AWAY = ("distance", "singling out", "linkability", "membership inference")
 
+#: The order the steps are sent in (the second process works from the first, this one takes
+#: back from the last): the families whose compiled kernels take longest to load on a first
+#: call (membership inference, then the distances) go to the second process, and singling
+#: out, plain numpy, is what this one takes back first.
+SENT_FIRST = ("membership inference", "distance", "linkability", "singling out")
+
 #: Members x synthetic records (summed over the syntheses) x columns from which a second
 #: process pays for starting it (about 2 s of one core to start and import capkit): Adult's
 #: report (22,793 members, three syntheses, 15 columns) has 2.3e10, a 5,000 x 100 table with

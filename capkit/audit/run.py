@@ -250,7 +250,8 @@ def audit(original: pd.DataFrame,
     away = None
     if parallel.workers_for(workers, original, named, families) > 1:
         away = parallel.Away(
-            [s for s in steps if s[0] in parallel.AWAY],
+            sorted((s for s in steps if s[0] in parallel.AWAY),
+                   key=lambda s: parallel.SENT_FIRST.index(s[0])),
             lambda f, n: (f, n, original, named[n], holdout, keys_, seed, confidence, samples,
                           keep[n] is not None, families))
 

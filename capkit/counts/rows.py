@@ -17,13 +17,15 @@ import numpy as np
 
 from capkit.errors import CapkitError
 
-__all__ = ["unique_rows"]
+__all__ = ["unique_codes", "unique_rows"]
 
 
-def _ranks(column: np.ndarray) -> tuple[np.ndarray, int]:
-    """Dense ranks 0..k-1 of a column's values (in value order) and k."""
-    if column.dtype == bool:
-        return column.astype(np.int64), 2
+def unique_codes(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(column, return_inverse=True)`` of a 1-d array (the inverse as int64): for
+    integers spanning few values, from a table of the values instead of a sort."""
+    column = np.asarray(column)
+    if column.ndim != 1:
+        raise CapkitError(f"unique_codes needs a 1-d array, got {column.ndim} dimensions")
     if column.dtype.kind in "iu" and len(column):
         low, high = int(column.min()), int(column.max())
         if high - low < max(4 * len(column), 1 << 16):  # a table of the values, no sort
@@ -31,9 +33,17 @@ def _ranks(column: np.ndarray) -> tuple[np.ndarray, int]:
             present = np.zeros(high - low + 1, dtype=bool)
             present[shifted] = True
             remap = np.cumsum(present) - 1
-            return remap[shifted], int(remap[-1]) + 1
+            return (np.flatnonzero(present) + low).astype(column.dtype), remap[shifted]
     values, inverse = np.unique(column, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64, copy=False), len(values)
+    return values, inverse.reshape(-1).astype(np.int64, copy=False)
+
+
+def _ranks(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ranks 0..k-1 of a column's values (in value order) and k."""
+    if column.dtype == bool:
+        return column.astype(np.int64), 2
+    values, inverse = unique_codes(column)
+    return inverse, len(values)
 
 
 def unique_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

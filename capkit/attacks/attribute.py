@@ -30,8 +30,8 @@ from sklearn.base import BaseEstimator
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve
 from capkit.attacks.fit import predict
 from capkit.attacks.grid import Grid, prepare
-from capkit.counts.rows import unique_codes
 from capkit.control import ControlComparison, compare_to_control
+from capkit.counts.rows import unique_codes
 from capkit.errors import CapkitError
 
 TRAINED_ON = ("synthetic", "original")

@@ -131,6 +131,7 @@ class Away:
                  ) -> None:
         self.futures: dict[tuple[str, str], Future] = {}
         self.queue = deque(steps)
+        self.sent: list[tuple[str, str]] = []  # in the order they were sent
         self.args = args
         self.lock = threading.Lock()
         try:
@@ -152,6 +153,7 @@ class Away:
                 self.executor = None
                 return
             self.futures[step] = future
+            self.sent.append(step)
         future.add_done_callback(lambda _: self._send())
 
     def steal(self) -> tuple[str, str] | None:

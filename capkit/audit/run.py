@@ -258,14 +258,14 @@ def audit(original: pd.DataFrame,
     def order() -> Iterator[tuple[str, str]]:
         """The steps in the order they run here: all of them; or, with a second process,
         the others first, then the last steps it has not started yet (taken back one at a
-        time), then what it ran."""
+        time), then what it ran, in the order it ran them (the bar moves as each ends)."""
         if away is None:
             yield from steps
             return
         yield from (s for s in steps if s[0] not in parallel.AWAY)
         while (stolen := away.steal()) is not None:
             yield stolen
-        yield from (s for s in steps if s[0] in parallel.AWAY and s not in found_in)
+        yield from (s for s in away.sent if s not in found_in)  # as it finishes them
 
     # the original's exposure and the key sweep need no family: counted while the second
     # process works (an error is raised where it would be after the families)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from tqdm import tqdm
 
+from capkit import processes
 from capkit.audit import (
     at_risk,
     caveats,
@@ -211,6 +212,8 @@ def audit(original: pd.DataFrame,
         original, [holdout, *named.values()], weights)
     named = dict(zip(named, frames, strict=True))
     _check_frames(original, named, holdout)
+    if parallel.workers_for(workers, original, named, families) > 1:
+        processes.warm()  # the second process imports while the inputs are checked
     warns: list[str] = []
     if holdout is not None:  # one check for every command (capkit.data.overlap)
         checked = check_holdout(original, holdout)

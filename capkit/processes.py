@@ -1,9 +1,9 @@
 """The second process that long work shares a machine's cores with (:mod:`capkit.audit.parallel`).
 
 joblib's reusable loky process: spawned, not forked (numba's OpenMP threads are not fork safe),
-computing on one thread (two processes of two threads each would fight over two cores; no
-result of capkit depends on the thread count, ``docs/scale.md``) and kept for the next piece of
-work of the session for :data:`IDLE_SECONDS`. Starting it costs about 2 s of one core (Python
+BLAS on one thread, numba's threads set per task (:func:`threads`; no result of capkit depends
+on the thread count, ``docs/scale.md``), and kept for the next piece of work of the session for
+:data:`IDLE_SECONDS`. Starting it costs about 2 s of one core (Python
 and capkit's imports), so a command that will need it starts it first (:func:`warm`) and does
 its own reading meanwhile.
 
@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["IDLE_SECONDS", "ONE_THREAD", "cores", "executor", "started", "stop", "warm"]
+__all__ = ["ENVIRONMENT", "IDLE_SECONDS", "cores", "executor", "started", "stop", "threads",
+           "warm"]
 
 #: Seconds an idle second process is kept for the next piece of work.
 IDLE_SECONDS = 300
 
-#: The second process's environment: one thread for numba, OpenMP and BLAS.
-ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-              "MKL_NUM_THREADS": "1"}
+#: The second process's environment: BLAS on one thread (numba's threads: :func:`threads`), and
+#: OpenMP threads that sleep when idle instead of spinning, so that they leave the cores to the
+#: other process (on Adult's report a first call took 6.1-6.3 s with spinning threads, 5.5 s
+#: without).
+ENVIRONMENT = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
 
 
 def cores() -> int:
@@ -40,7 +43,7 @@ def executor():  # noqa: ANN201 (loky's executor class is private)
     from joblib.externals.loky import get_reusable_executor
 
     _STARTED[:] = [True]
-    return get_reusable_executor(max_workers=1, timeout=IDLE_SECONDS, env=dict(ONE_THREAD))
+    return get_reusable_executor(max_workers=1, timeout=IDLE_SECONDS, env=dict(ENVIRONMENT))
 
 
 def started() -> bool:
@@ -55,6 +58,14 @@ def stop() -> None:
         _STARTED.clear()
         executor().shutdown(wait=True)
         _STARTED.clear()
+
+
+def threads(count: int) -> None:
+    """Run in the second process before a task: numba computes on ``count`` threads (at most
+    as many as it started with)."""
+    import numba
+
+    numba.set_num_threads(max(1, min(count, numba.config.NUMBA_NUM_THREADS)))
 
 
 def _import(modules: tuple[str, ...]) -> int:

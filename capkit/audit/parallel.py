@@ -3,9 +3,10 @@
 Most of an audit is pandas and numpy work that holds one core. On a machine with two cores
 or more, the steps of the four families whose work grows with members x synthetic records
 (:data:`AWAY`: distance to closest record, singling out, linkability, membership inference)
-run in a second process (:mod:`capkit.processes`: spawned, one thread, kept for the next audit
-of the session) while this one runs synthpop's measures, the attribute attacks and the
-original's exposure, then takes back the steps not sent yet.
+run in a second process (:mod:`capkit.processes`: spawned, kept for the next audit of the
+session; one thread while this process has work of its own, then all of them) while this one
+runs synthpop's measures, the attribute attacks and the original's exposure, then takes back
+the steps not sent yet.
 
 A step computes there exactly what it computes here: the same function
 (:func:`run_step`) on the same frames, whose results depend neither on the process nor on
@@ -99,8 +100,10 @@ def run_step(family: str, name: str, original: pd.DataFrame, synthetic: pd.DataF
 def _away_step(family: str, name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
                samples: tuple[RecordSample, RecordSample | None], keeps: bool,
-               families: Sequence[str]) -> Step:
-    """:func:`run_step` in the second process, with evidence of its own to send back."""
+               families: Sequence[str], threads: int) -> Step:
+    """:func:`run_step` in the second process on ``threads`` of numba's threads, with evidence
+    of its own to send back."""
+    processes.threads(threads)
     return run_step(family, name, original, synthetic, holdout, keys, seed, confidence,
                     samples, at_risk.Evidence() if keeps else None, families)
 
@@ -132,6 +135,7 @@ class Away:
         self.futures: dict[tuple[str, str], Future] = {}
         self.queue = deque(steps)
         self.sent: list[tuple[str, str]] = []  # in the order they were sent
+        self.own_done = False  # whether this process has done its own steps
         self.args = args
         self.lock = threading.Lock()
         try:
@@ -147,7 +151,10 @@ class Away:
                 return
             step = self.queue.popleft()
             try:
-                future = self.executor.submit(_away_step, *self.args(*step))
+                # one thread while this process does its own (mostly pandas) work, all of them
+                # once both only take steps: a long step sent last then ends sooner
+                future = self.executor.submit(_away_step, *self.args(*step),
+                                              processes.cores() if self.own_done else 1)
             except Exception:  # noqa: BLE001 (the process is gone: the rest run here)
                 self.queue.appendleft(step)
                 self.executor = None
@@ -160,6 +167,7 @@ class Away:
         """The last step not sent yet, taken back to run here (its result is then ``here()``
         in :meth:`take`); None when every step was sent."""
         with self.lock:
+            self.own_done = True  # this process has done its own steps: a peer from now on
             return self.queue.pop() if self.queue else None
 
     def take(self, family: str, name: str, here: Callable[[], Step],

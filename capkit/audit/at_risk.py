@@ -160,11 +160,11 @@ def _attack_flag(records: pd.DataFrame, codes_m: np.ndarray, codes_h: np.ndarray
     """Members the attack guesses right while it guesses wrong for every holdout record with
     their key combination (at least one)."""
     n, size = len(codes_m), int(max(codes_m.max(initial=-1), codes_h.max(initial=-1))) + 1
-    groups = records.index.get_level_values("group")
-    mem, hold = records[groups == "member"], records[groups == "holdout"]
-    at_m = mem.index.get_level_values("record").to_numpy(dtype=np.int64)
-    at_h = hold.index.get_level_values("record").to_numpy(dtype=np.int64)
-    right_m, right_h = mem["correct"].to_numpy(dtype=bool), hold["correct"].to_numpy(dtype=bool)
+    groups = np.asarray(records.index.get_level_values("group"), dtype=object)
+    record = records.index.get_level_values("record").to_numpy(dtype=np.int64)
+    right = records["correct"].to_numpy(dtype=bool)
+    is_m, is_h = groups == "member", groups == "holdout"
+    at_m, at_h, right_m, right_h = record[is_m], record[is_h], right[is_m], right[is_h]
     look_alikes = np.bincount(codes_h[at_h], minlength=size)
     right_alikes = np.bincount(codes_h[at_h[right_h]], minlength=size)
     cell = codes_m[at_m]
@@ -194,8 +194,9 @@ def _targets_text(per_target: dict[str, np.ndarray], n: int,
 
 
 def _one(name: str, ev: Evidence, original: pd.DataFrame, keys: list[str],
-         targets: list[str], codes: tuple[np.ndarray, np.ndarray] | None
-         ) -> tuple[pd.DataFrame, set[str]]:
+         targets: list[str], codes: tuple[np.ndarray, np.ndarray] | None,
+         texts: dict[str, np.ndarray]) -> tuple[pd.DataFrame, set[str]]:
+    """One synthesis's rows; ``texts`` keeps each target's values as text, for the next."""
     n = len(original)
     flags = {f: np.zeros(n, dtype=bool) for f in FLAGS}
     measured: set[str] = set()
@@ -227,7 +228,10 @@ def _one(name: str, ev: Evidence, original: pd.DataFrame, keys: list[str],
     flags["DiSCO"], flags["attack"] = n_disco > 0, n_attack > 0
     either = {t: disco.get(t, np.zeros(n, bool)) | attack.get(t, np.zeros(n, bool))
               for t in targets if t in disco or t in attack}
-    shown = {t: original[t].astype(object).astype(str).to_numpy(dtype=object) for t in either}
+    for t in either:  # each target's values as text, once for every synthesis
+        if t not in texts:
+            texts[t] = original[t].astype(object).astype(str).to_numpy(dtype=object)
+    shown = {t: texts[t] for t in either}
     named, _ = _targets_text(either, n)
     with_values, _ = _targets_text(either, n, shown)
     score = sum(WEIGHTS[f] * flags[f] for f in FLAGS) + EXTRA_TARGET * (
@@ -276,9 +280,9 @@ def records_at_risk(original: pd.DataFrame, keys: Sequence[str], targets: Sequen
     codes = None
     if holdout is not None and any(ev.attack for ev in evidence.values()):
         codes = _key_codes(original, holdout, keys)
-    parts, measured = [], set()
+    parts, measured, texts = [], set(), {}
     for name, ev in evidence.items():
-        frame, found = _one(name, ev, original, keys, list(targets), codes)
+        frame, found = _one(name, ev, original, keys, list(targets), codes, texts)
         parts.append(frame)
         measured |= found
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

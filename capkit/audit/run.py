@@ -282,6 +282,9 @@ def audit(original: pd.DataFrame,
         late: CapkitError | None = None
     except CapkitError as exc:
         late = exc
+    # the coding checks read the frames as given (counted here, while the second process works)
+    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}")
+               for n, frame in given_named.items()}
     found_in: dict[tuple[str, str], list[Finding]] = {}
     failed_in: dict[tuple[str, str], list[Failure]] = {}
     gaps_in: dict[tuple[str, str], tuple[str, ...]] = {}  # numeric columns with missing values
@@ -337,8 +340,6 @@ def audit(original: pd.DataFrame,
     if late is not None:
         raise late
     warns += [f.text() for f in failures]
-    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}")
-               for n, frame in given_named.items()}
     warns += [m.text() for found_ in differs.values() for m in found_]
     findings = [caveats.caveat(f, differs[f.synthesis], allow_disjoint_levels, keys_,
                                given_original)

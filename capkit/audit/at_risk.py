@@ -186,10 +186,11 @@ def _targets_text(per_target: dict[str, np.ndarray], n: int,
         return said[code], flags.sum(axis=1).astype(np.int64)
     text = np.full(n, "", dtype=object)
     count = np.zeros(n, dtype=np.int64)
-    for t, flag in per_target.items():  # one pass per target, vectorised over records
-        said = t if values is None else t + "=" + values[t]
-        text = np.where(flag, np.where(count > 0, text + ", " + said, said), text)
-        count += flag
+    for t, flag in per_target.items():  # one pass per target, over the records it flags
+        at = np.flatnonzero(flag)
+        said = t if values is None else t + "=" + values[t][at]
+        text[at] = np.where(count[at] > 0, text[at] + ", " + said, said)
+        count[at] += 1
     return text, count
 
 

@@ -151,3 +151,34 @@ def test_report_command_starts_the_second_process_only_for_large_files(tmp_path,
     assert calls == []
     cli_main._warm_for_report(["report", str(big), str(big), "-o", "out.html"])
     assert len(calls) == 1 and "capkit.audit.parallel" in calls[0]
+
+
+def test_warnings_of_the_second_process_are_given_here(case: dict, monkeypatch) -> None:
+    """A warning a step gives in the second process is recorded with its step and given again
+    in this process when the step is taken (where the command line collects them)."""
+    from concurrent.futures import Future
+
+    from capkit.errors import CapkitWarning
+
+    def warns(*args, **kwargs):
+        import warnings
+
+        warnings.warn("a note of the distance family", CapkitWarning, stacklevel=2)
+        return [], ("income",)
+
+    monkeypatch.setattr(parallel, "distance_family", warns)
+    import numba
+
+    members, named = case["members"], case["named"]
+    step = parallel._away_step("distance", "boot", members, named["boot"], case["holdout"],
+                               KEYS, 0, 0.95, (RecordSample("members", N, None, 0), None),
+                               False, FAMILIES, numba.get_num_threads())  # threads unchanged
+    assert step.warned == ((CapkitWarning, "a note of the distance family"),)
+    monkeypatch.setattr(processes, "executor", lambda: (_ for _ in ()).throw(OSError()))
+    away = parallel.Away([], lambda f, n: ())
+    done = Future()
+    done.set_result(pickle.loads(pickle.dumps(step)))
+    away.futures[("distance", "boot")] = done
+    with pytest.warns(CapkitWarning, match="a note of the distance family"):
+        taken = away.take("distance", "boot", lambda: None, None)
+    assert taken.gaps == ("income",)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -69,6 +70,8 @@ class Step:
     failure: Failure | None
     evidence: at_risk.Evidence | None
     seconds: float
+    #: The warnings a step gave in the second process (category, message), given again here.
+    warned: tuple[tuple[type[Warning], str], ...] = ()
 
 
 def run_step(family: str, name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
@@ -104,8 +107,12 @@ def _away_step(family: str, name: str, original: pd.DataFrame, synthetic: pd.Dat
     """:func:`run_step` in the second process on ``threads`` of numba's threads, with evidence
     of its own to send back."""
     processes.threads(threads)
-    return run_step(family, name, original, synthetic, holdout, keys, seed, confidence,
-                    samples, at_risk.Evidence() if keeps else None, families)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step = run_step(family, name, original, synthetic, holdout, keys, seed, confidence,
+                        samples, at_risk.Evidence() if keeps else None, families)
+    step.warned = tuple((w.category, str(w.message)) for w in caught)
+    return step
 
 
 def workers_for(workers: int | None, original: pd.DataFrame,
@@ -172,8 +179,8 @@ class Away:
 
     def take(self, family: str, name: str, here: Callable[[], Step],
              keep: at_risk.Evidence | None) -> Step:
-        """The step's result from the second process, its evidence copied into ``keep``;
-        ``here()`` when it was not sent or the process died."""
+        """The step's result from the second process, its evidence copied into ``keep`` and
+        its warnings given again here; ``here()`` when it was not sent or the process died."""
         with self.lock:
             future = self.futures.get((family, name))
         if future is None:
@@ -182,6 +189,8 @@ class Away:
             step = future.result()
         except BrokenProcessPool:
             return here()
+        for category, message in step.warned:  # where the caller collects them
+            warnings.warn(message, category, stacklevel=2)
         if keep is not None and step.evidence is not None:
             for name_ in _EVIDENCE:
                 value = getattr(step.evidence, name_)

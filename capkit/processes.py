@@ -3,9 +3,8 @@
 joblib's reusable loky process: spawned, not forked (numba's OpenMP threads are not fork safe),
 BLAS on one thread, numba's threads set per task (:func:`threads`; no result of capkit depends
 on the thread count, ``docs/scale.md``), and kept for the next piece of work of the session for
-:data:`IDLE_SECONDS`. Starting it costs about 2 s of one core (Python
-and capkit's imports), so a command that will need it starts it first (:func:`warm`) and does
-its own reading meanwhile.
+:data:`IDLE_SECONDS`. Starting it costs about 2 s of one core (Python and capkit's imports), so
+work that will need it starts it first (:func:`warm`) and does its own reading meanwhile.
 
 This module imports nothing heavy: the command line can start the process before it imports
 the measures.
@@ -55,8 +54,7 @@ def stop() -> None:
     """End the second process now, if one was started (a command that is done with it:
     otherwise Python's exit waits for it to wind down)."""
     if _STARTED:
-        _STARTED.clear()
-        executor().shutdown(wait=True)
+        executor().shutdown(wait=True)  # the running process (executor() starts none here)
         _STARTED.clear()
 
 

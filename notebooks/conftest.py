@@ -5,35 +5,28 @@ cache, no network), as the tests that need it do."""
 from __future__ import annotations
 
 import functools
-import json
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-#: The loaders a notebook may call, and the data set each needs.
-LOADERS = {"load_sd2011": "sd2011", "load_adult": "adult", "load_priveval": "priveval"}
-
 
 @functools.cache
 def _unavailable(name: str) -> str | None:
-    """Why data set ``name`` cannot be loaded here (None when it can); tried once a session."""
-    from capkit.data import datasets, priveval_data
+    """Why data set ``name`` cannot be loaded here (None when it can)."""
+    from capkit.reproduce.runner import unavailable
 
-    module = priveval_data if name == "priveval" else datasets
-    try:
-        getattr(module, f"load_{name}")(progress=False)
-    except Exception as exc:  # noqa: BLE001 - any failure means: skip, saying why
-        return (f"notebook needs the {name} data, which could not be loaded (set CAPKIT_DATA "
-                f"to a folder with the .rda files): {exc}")
-    return None
+    reason = unavailable(name)
+    return None if reason is None else (
+        f"notebook needs the {name} data, which could not be loaded (set CAPKIT_DATA to a "
+        f"folder with the .rda files): {reason}")
 
 
 @functools.cache
 def _needs(path: str) -> tuple[str, ...]:
-    cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
-    source = "".join("".join(c.get("source", [])) for c in cells if c.get("cell_type") == "code")
-    return tuple(name for loader, name in LOADERS.items() if loader in source)
+    from capkit.reproduce.runner import data_needed
+
+    return data_needed(Path(path))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

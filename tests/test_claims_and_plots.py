@@ -152,3 +152,35 @@ def test_a_quick_run_writes_under_build_not_figures(tmp_path):
     quick = (tmp_path / "build" / "quick" / "claims.md").read_text()
     assert "NOT reproduced" in quick
     assert reproduce.output_folder(tmp_path, quick=False) == tmp_path / "figures"
+
+
+def test_reproduce_refuses_upfront_when_a_notebooks_data_cannot_be_loaded(tmp_path,
+                                                                        monkeypatch):
+    """A run whose notebooks need a data set that cannot be loaded stops before any notebook
+    runs, in one Error line naming the experiments, the reason, CAPKIT_DATA and the
+    experiments that need no data (instead of a kernel traceback minutes later)."""
+    import nbformat
+    from click.testing import CliRunner
+
+    from capkit.cli.main import main
+    from capkit.reproduce import runner
+
+    _tiny_project(tmp_path)
+    (tmp_path / "experiments" / "y.yaml").write_text(
+        "name: y\nnotebook: notebooks/02_y.ipynb\nparameters: {}\noutputs: []\n")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from capkit import datasets\nframe = datasets.load_adult(progress=False)")])
+    nbformat.write(nb, tmp_path / "notebooks" / "02_y.ipynb")
+    assert runner.data_needed(tmp_path / "notebooks" / "02_y.ipynb") == ("adult",)
+    assert runner.data_needed(tmp_path / "notebooks" / "01_x.ipynb") == ()
+    monkeypatch.setattr(runner, "unavailable",
+                        lambda name: "could not download adult.data (no network)")
+    ran = []
+    monkeypatch.setattr("papermill.execute_notebook", lambda *a, **k: ran.append(a))
+    result = CliRunner().invoke(main, ["reproduce", "--root", str(tmp_path)])
+    assert result.exit_code == 1 and ran == []
+    error = result.output.strip().splitlines()[-1]
+    assert error.startswith("Error: the adult data could not be loaded, which y need: could "
+                            "not download adult.data (no network)")
+    assert "CAPKIT_DATA" in error and "--only (x)" in error
+    assert (tmp_path / "figures" / "claims.md").read_text() == "the full run's ledger\n"

@@ -18,6 +18,7 @@ Executed copies go to ``build/executed/`` (kept out of git); the stored notebook
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -84,6 +85,50 @@ def _kernel_manager_logging_to(log: Path) -> type:
     return LoggedKernelManager
 
 
+#: The loaders a notebook may call, and the data set each needs.
+LOADERS = {"load_sd2011": "sd2011", "load_adult": "adult", "load_priveval": "priveval"}
+
+
+def data_needed(notebook: Path) -> tuple[str, ...]:
+    """The data sets a notebook loads (its code cells name their loaders, :data:`LOADERS`)."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", [])
+    source = "".join("".join(c.get("source", [])) for c in cells if c.get("cell_type") == "code")
+    return tuple(name for loader, name in LOADERS.items() if loader in source)
+
+
+@functools.cache
+def unavailable(name: str) -> str | None:
+    """Why data set ``name`` cannot be loaded here (None when it can): no ``$CAPKIT_DATA``,
+    no cache, no network. Tried once a session."""
+    from capkit.data import datasets, priveval_data
+
+    module = priveval_data if name == "priveval" else datasets
+    try:
+        getattr(module, f"load_{name}")(progress=False)
+    except Exception as exc:  # noqa: BLE001 - any failure means: it cannot be had, say why
+        return str(exc)
+    return None
+
+
+def _check_data(experiments: list[Experiment]) -> None:
+    """Refuse, before anything runs, experiments whose data cannot be loaded: naming them,
+    why, and the ones that need no data (a run would stop at the first, after minutes)."""
+    blocked: dict[str, list[str]] = {}
+    for exp in experiments:
+        for name in data_needed(exp.notebook):
+            if unavailable(name) is not None:
+                blocked.setdefault(name, []).append(exp.name)
+    if not blocked:
+        return
+    free = [e.name for e in experiments if not data_needed(e.notebook)]
+    lines = [f"the {name} data could not be loaded, which {', '.join(names)} need: "
+             f"{unavailable(name)}" for name, names in blocked.items()]
+    raise CapkitError(
+        "; ".join(lines) + ". Set CAPKIT_DATA to a folder holding the data files"
+        + (f", or run the experiments that need none with --only ({', '.join(free)})"
+           if free else ""))
+
+
 #: Called after each notebook: (experiment, seconds, its ledger or None with ``store``).
 Progress = Callable[[Experiment, float, "claims_mod.Ledger | None"], None]
 
@@ -126,6 +171,7 @@ def run(
         experiments = [e for e in experiments if e.name == only]
         if not experiments:
             raise CapkitError(f"no experiment named {only!r} in {root / 'experiments'}")
+    _check_data(experiments)
     figures = output_folder(root, quick)
     claims_dir = root / "build" / "claims"
     executed = root / "build" / "executed"

@@ -62,3 +62,15 @@ def test_unique_codes_as_numpy(column):
 def test_unique_codes_needs_one_dimension():
     with pytest.raises(CapkitError, match="1-d"):
         unique_codes(np.zeros((2, 2), dtype=np.int64))
+
+
+def test_unique_codes_at_the_ends_of_the_integer_types():
+    """Values past 2**63 in uint64 and the most negative int64 (found by the test above)."""
+    for column in (np.array([2**64 - 1, 2**63, 2**64 - 1], dtype=np.uint64),
+                   np.array([-2**63, -2**63 + 5, -2**63], dtype=np.int64),
+                   np.array([250, 3, 250], dtype=np.uint8)):
+        values, inverse = np.unique(column, return_inverse=True)
+        got_values, got_inverse = unique_codes(column)
+        assert got_values.dtype == values.dtype and np.array_equal(got_values, values)
+        assert np.array_equal(got_inverse, inverse.reshape(-1))
+    _check(np.array([[2**64 - 1, 1], [2**63, 1], [2**64 - 1, 1]], dtype=np.uint64))

@@ -29,11 +29,12 @@ def unique_codes(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if column.dtype.kind in "iu" and len(column):
         low, high = int(column.min()), int(column.max())
         if high - low < max(4 * len(column), 1 << 16):  # a table of the values, no sort
-            shifted = (column - low).astype(np.int64, copy=False)
+            base = column.dtype.type(low)  # in the column's own type (uint64 past 2**63)
+            shifted = (column - base).astype(np.int64, copy=False)
             present = np.zeros(high - low + 1, dtype=bool)
             present[shifted] = True
             remap = np.cumsum(present) - 1
-            return (np.flatnonzero(present) + low).astype(column.dtype), remap[shifted]
+            return np.flatnonzero(present).astype(column.dtype) + base, remap[shifted]
     values, inverse = np.unique(column, return_inverse=True)
     return values, inverse.reshape(-1).astype(np.int64, copy=False)
 

@@ -97,6 +97,20 @@ def test_steps_taken_back_run_here_last_first(monkeypatch) -> None:
     assert away.steal() == ("distance", "a") and away.steal() is None
 
 
+def test_a_step_that_does_not_come_back_is_computed_here(monkeypatch) -> None:
+    """A step the second process could not run (it died, or cannot import capkit: a notebook
+    that put capkit on sys.path itself) is computed here instead of failing the audit."""
+    from concurrent.futures import Future
+
+    monkeypatch.setattr(processes, "executor", lambda: (_ for _ in ()).throw(OSError()))
+    away = parallel.Away([], lambda f, n: ())
+    lost = Future()
+    lost.set_exception(ModuleNotFoundError("No module named 'capkit'"))
+    away.futures[("linkability", "a")] = lost
+    marker = parallel.Step([], (), None, None, 0.0)
+    assert away.take("linkability", "a", lambda: marker, None) is marker
+
+
 def test_a_failing_step_is_the_same_failure(case: dict, monkeypatch) -> None:
     """A CapkitError in a step becomes the Failure the audit lists (describe()), and a step
     with its failure survives the trip between processes (pickle)."""

@@ -24,7 +24,6 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import pandas as pd
@@ -180,15 +179,17 @@ class Away:
     def take(self, family: str, name: str, here: Callable[[], Step],
              keep: at_risk.Evidence | None) -> Step:
         """The step's result from the second process, its evidence copied into ``keep`` and
-        its warnings given again here; ``here()`` when it was not sent or the process died."""
+        its warnings given again here; ``here()`` when it was not sent or did not come back
+        (the process died, or could not run it: an error of the step itself is then raised
+        here, with this process's traceback)."""
         with self.lock:
             future = self.futures.get((family, name))
         if future is None:
             return here()
         try:
             step = future.result()
-        except BrokenProcessPool:
-            return here()
+        except Exception:  # noqa: BLE001 - the process died or could not run it (a notebook
+            return here()  # whose capkit it cannot import, say); a step's own error recurs here
         for category, message in step.warned:  # where the caller collects them
             warnings.warn(message, category, stacklevel=2)
         if keep is not None and step.evidence is not None:

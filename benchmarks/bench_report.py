@@ -99,51 +99,35 @@ def child(args: argparse.Namespace) -> None:
     members, named, holdout = build(args.case, args.rows, args.cols)
     out = {"capkit": str(Path(sys.modules["capkit"].__file__).parent), "families": {},
            "shape": [len(members), members.shape[1], len(holdout)]}
-    def forget() -> None:  # no search remembered from an earlier run (capkit.attacks.knn)
+    given = ({"keys": ["age", "sex", "region", "education"], "targets": ["income"]}
+             if args.case == "million" else {})
+
+    def timed(**options) -> dict:
+        """One audit, timed, with nothing remembered from an earlier run (the k-NN searches
+        of capkit.attacks.knn): its findings, notes or error, seconds and CPU seconds."""
         knn = sys.modules.get("capkit.attacks.knn")
         if knn is not None and hasattr(knn, "_ANSWERS"):
             knn._ANSWERS.clear()
-
-    for family in FAMILIES:
-        forget()
         start, cpu = time.perf_counter(), time.process_time()
         try:
-            given = ({"keys": ["age", "sex", "region", "education"], "targets": ["income"]}
-                     if args.case == "million" else {})
-            result = audit(members, named, holdout=holdout, seed=1, families=(family,),
-                           progress=args.progress, **given)
+            result = audit(members, named, holdout=holdout, seed=1, progress=args.progress,
+                           **given, **options)
             found = result.to_frame().to_json(orient="records", double_precision=15)
             entry = {"findings": found, "notes": result.notes, "error": None}
         except CapkitError as exc:
-            entry = {"findings": None, "notes": [], "error": str(exc)}
-        entry["seconds"] = time.perf_counter() - start
-        entry["cpu"] = time.process_time() - cpu
-        out["families"][family] = entry
-        print(f"  [{Path(out['capkit']).parent.name}] {family}: {entry['seconds']:.1f} s, "
-              f"{entry['cpu']:.1f} CPU-s"
+            entry = {"findings": str(exc), "notes": [], "error": str(exc)}
+        return entry | {"seconds": time.perf_counter() - start,
+                        "cpu": time.process_time() - cpu}
+
+    name = Path(out["capkit"]).parent.name
+    for family in FAMILIES:
+        entry = out["families"][family] = timed(families=(family,))
+        print(f"  [{name}] {family}: {entry['seconds']:.1f} s, {entry['cpu']:.1f} CPU-s"
               f"{' (error)' if entry['error'] else ''}", file=sys.stderr, flush=True)
-    forget()
-    start, cpu = time.perf_counter(), time.process_time()  # the report as a user runs it
-    given = ({"keys": ["age", "sex", "region", "education"], "targets": ["income"]}
-             if args.case == "million" else {})
-    try:
-        result = audit(members, named, holdout=holdout, seed=1, progress=args.progress, **given)
-        found = result.to_frame().to_json(orient="records", double_precision=15)
-    except CapkitError as exc:
-        found = str(exc)
-    out["whole"] = {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
-                    "findings": found}
-    print(f"  [{Path(out['capkit']).parent.name}] whole report: {out['whole']['seconds']:.1f} s",
-          file=sys.stderr, flush=True)
-    forget()  # once more, as a session's next report runs: a second process already started
-    start, cpu = time.perf_counter(), time.process_time()
-    try:
-        again = audit(members, named, holdout=holdout, seed=1, progress=args.progress, **given)
-        again = again.to_frame().to_json(orient="records", double_precision=15)
-    except CapkitError as exc:
-        again = str(exc)
-    out["again"] = {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
-                    "findings": again}
+    out["whole"] = timed()  # the report as a user runs it
+    print(f"  [{name}] whole report: {out['whole']['seconds']:.1f} s", file=sys.stderr,
+          flush=True)
+    out["again"] = timed()  # as a session's next report runs: a second process started
     Path(args.out).write_text(json.dumps(out))
 
 

@@ -212,7 +212,8 @@ def audit(original: pd.DataFrame,
         original, [holdout, *named.values()], weights)
     named = dict(zip(named, frames, strict=True))
     _check_frames(original, named, holdout)
-    if parallel.workers_for(workers, original, named, families) > 1:
+    two = parallel.workers_for(workers, original, named, families) > 1
+    if two:
         processes.warm()  # the second process imports while the inputs are checked
     warns: list[str] = []
     if holdout is not None:  # one check for every command (capkit.data.overlap)
@@ -251,14 +252,14 @@ def audit(original: pd.DataFrame,
     # the steps of the searches over record pairs go to a second process when that pays
     # (capkit.audit.parallel); every step's outcome is put back in the order of ``steps``
     away = None
-    if parallel.workers_for(workers, original, named, families) > 1:
+    if two:
         away = parallel.Away(
             sorted((s for s in steps if s[0] in parallel.AWAY),
                    key=lambda s: parallel.SENT_FIRST.index(s[0])),
             lambda f, n: (f, n, original, named[n], holdout, keys_, seed, confidence, samples,
                           keep[n] is not None, families))
 
-    def order() -> Iterator[tuple[str, str]]:
+    def schedule() -> Iterator[tuple[str, str]]:
         """The steps in the order they run here: all of them; or, with a second process,
         the others first, then the last steps it has not started yet (taken back one at a
         time), then what it ran, in the order it ran them (the bar moves as each ends)."""
@@ -288,7 +289,7 @@ def audit(original: pd.DataFrame,
     found_in: dict[tuple[str, str], list[Finding]] = {}
     failed_in: dict[tuple[str, str], list[Failure]] = {}
     gaps_in: dict[tuple[str, str], tuple[str, ...]] = {}  # numeric columns with missing values
-    bar = tqdm(order(), desc="capkit report", unit="step", total=len(steps),
+    bar = tqdm(schedule(), desc="capkit report", unit="step", total=len(steps),
                disable=not progress, leave=False)
     for family, name in bar:
         bar.set_postfix_str(f"{family}: {name}")
@@ -304,8 +305,7 @@ def audit(original: pd.DataFrame,
             found += step.found
             failed += [step.failure] if step.failure else []
             gaps_in[(family, name)] = step.gaps
-            timings[family] += step.seconds if away is not None else (
-                time.perf_counter() - start)
+            timings[family] += step.seconds  # where it ran
             continue
         runs = [(name, named)] if family != "attribute attacks" else [("all", named)]
         while runs:

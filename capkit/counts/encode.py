@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
+from capkit.counts.rows import unique_codes
 from capkit.errors import CapkitError, ContinuousTargetWarning, DisjointLevelsError
 
 #: A key or target is refused when fewer than this share of the original records that have a
@@ -190,17 +191,6 @@ def factorize_pair(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray, 
     return codes_a, codes_b, levels
 
 
-def _compress(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Renumber codes in ``0..size-1`` to ``0..k-1`` keeping their order; return (new, used)."""
-    if size <= max(4 * len(codes), 2**20):
-        present = np.bincount(codes, minlength=size) > 0
-        used = np.flatnonzero(present)
-        remap = np.cumsum(present) - 1
-        return remap[codes], used
-    used, inverse = np.unique(codes, return_inverse=True)
-    return inverse.astype(np.int64, copy=False), used
-
-
 def combine_codes(
     columns_a: list[np.ndarray], columns_b: list[np.ndarray], cardinalities: list[int]
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -222,14 +212,11 @@ def combine_codes(
         For each column, the per-column code of each of the k combinations.
     """
     n_a = len(columns_a[0])
-    codes = np.concatenate([columns_a[0], columns_b[0]])
-    size = cardinalities[0]
-    codes, used = _compress(codes, size)
+    # each step renumbers the combinations in use to 0..k-1, keeping their order
+    used, codes = unique_codes(np.concatenate([columns_a[0], columns_b[0]]))
     components = [used]
     for col_a, col_b, card in zip(columns_a[1:], columns_b[1:], cardinalities[1:], strict=True):
-        width = len(components[0])
-        codes = codes * card + np.concatenate([col_a, col_b])
-        codes, used = _compress(codes, width * card)
+        used, codes = unique_codes(codes * card + np.concatenate([col_a, col_b]))
         components = [c[used // card] for c in components] + [used % card]
     return codes[:n_a], codes[n_a:], components
 

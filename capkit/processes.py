@@ -34,28 +34,35 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
-_STARTED: list[bool] = []
+#: The second process's executor, once started (a list: set and cleared in place).
+_POOL: list = []
 
 
 def executor():  # noqa: ANN201 (loky's executor class is private)
-    """The reusable second process (started on first use)."""
-    from joblib.externals.loky import get_reusable_executor
+    """The second process's executor (started on first use, started again if it broke).
 
-    _STARTED[:] = [True]
-    return get_reusable_executor(max_workers=1, timeout=IDLE_SECONDS, env=dict(ENVIRONMENT))
+    capkit's own loky executor, not loky's shared reusable one: joblib's ``Parallel`` reuses
+    that one with state of its own (its temporary folders), and fails on one it did not make.
+    """
+    from joblib.externals.loky.process_executor import ProcessPoolExecutor
+
+    flags = getattr(_POOL[0], "_flags", None) if _POOL else None
+    if flags is None or flags.broken or flags.shutdown:
+        _POOL[:] = [ProcessPoolExecutor(max_workers=1, timeout=IDLE_SECONDS,
+                                        env=dict(ENVIRONMENT))]
+    return _POOL[0]
 
 
 def started() -> bool:
     """Whether this session has started the second process (and not stopped it)."""
-    return bool(_STARTED)
+    return bool(_POOL)
 
 
 def stop() -> None:
     """End the second process now, if one was started (a command that is done with it:
     otherwise Python's exit waits for it to wind down)."""
-    if _STARTED:
-        executor().shutdown(wait=True)  # the running process (executor() starts none here)
-        _STARTED.clear()
+    if _POOL:
+        _POOL.pop().shutdown(wait=True)
 
 
 def threads(count: int) -> None:

@@ -196,3 +196,13 @@ def test_warnings_of_the_second_process_are_given_here(case: dict, monkeypatch) 
     with pytest.warns(CapkitWarning, match="a note of the distance family"):
         taken = away.take("distance", "boot", lambda: None, None)
     assert taken.gaps == ("income",)
+
+
+def test_joblib_parallel_still_runs_beside_the_second_process() -> None:
+    """capkit's second process is its own executor: joblib's Parallel (the shadow-model
+    audit's n_jobs) still gets a process pool of its own after an audit started one."""
+    from joblib import Parallel, delayed
+
+    processes.executor().submit(processes._import, ()).result()
+    assert Parallel(n_jobs=2)(delayed(abs)(x) for x in (-1, -2, -3)) == [1, 2, 3]
+    assert processes.started()

@@ -50,7 +50,7 @@ def coded(rng, n, p, levels=(2, 3, 5, 10)):
 
 
 CASES = ["wide integer-coded", "mixed unequal weights", "missing numbers", "capped",
-         "categorical only", "one numeric column"]
+         "categorical only", "one numeric column", "codes past 255", "codes past 65535"]
 
 
 def case(name, rng):
@@ -72,6 +72,10 @@ def case(name, rng):
         cap = np.array([0.05, 0.3, 1.0])
     elif name == "categorical only":
         num_s, num_r = num_s[:, :0], num_r[:, :0]
+    elif name in ("codes past 255", "codes past 65535"):  # the level count in wider types
+        top = 1_000 if name == "codes past 255" else 70_000
+        values = np.array([0, 2, 300, top - 1])
+        cat_s[:, 0], cat_r[:, 0] = rng.choice(values, n), rng.choice(values, m)
     elif name == "one numeric column":
         cat_s, cat_r, w = cat_s[:, :0], cat_r[:, :0], w[:0]
         num_s, num_r = num_s[:, :1], num_r[:, :1]

@@ -164,41 +164,44 @@ def scan_levels(q_parts: np.ndarray, q_first: np.ndarray, records: np.ndarray,
 
     Query combination g (categorical codes ``q_parts[g]``) holds the query records
     ``records[q_first[g]:q_first[g + 1]]``. Its number of differing columns c to every
-    reference combination (``ref_parts``, ids ``ref_ids``) is counted once; each of its records
-    then visits the reference combinations by increasing c, at level ``weight * c`` (the float
-    of :func:`capkit.distance.nearest._level_values`), while its best distance is >= the level.
+    reference combination (``ref_parts``, ids ``ref_ids``) is counted once, in the codes' own
+    type; then level by level (``weight * c``, the float of
+    :func:`capkit.distance.nearest._level_values`), while one of its records has a best
+    distance >= the level, the reference combinations at that level are visited in their order
+    by each record whose best is still >= it. Each record thus visits the same combinations in
+    the same order as a visit sorted by level, and most records are settled at the first levels,
+    so the combinations of the others are never sorted.
     """
     pc = q_parts.shape[1]
     n_ref = ref_parts.shape[0]
     ref_columns = np.ascontiguousarray(ref_parts.T)  # column by column: a contiguous loop
     for g in prange(len(q_first) - 1):
-        counts = np.zeros(pc + 2, dtype=np.int64)
-        differ = np.empty(n_ref, dtype=np.int64)
+        differ = np.empty(n_ref, dtype=ref_parts.dtype)
         count_differing(q_parts[g], ref_columns, differ)
-        for h in range(n_ref):
-            counts[differ[h] + 1] += 1
-        for c in range(pc + 1):
-            counts[c + 1] += counts[c]
-        order = np.empty(n_ref, dtype=np.int64)
-        fill = counts.copy()
-        for h in range(n_ref):
-            order[fill[differ[h]]] = h
-            fill[differ[h]] += 1
-        for i in range(q_first[g], q_first[g + 1]):
-            s = records[i]
-            b = best[s]
-            a = arg[s]
-            for c in range(1, pc + 1):
-                level = weight * np.float64(c)
-                if level > b:
+        first, last = q_first[g], q_first[g + 1]
+        for c in range(1, pc + 1):
+            level = weight * np.float64(c)
+            open_ = False
+            for i in range(first, last):
+                if level <= best[records[i]]:
+                    open_ = True
                     break
-                for t in range(counts[c], counts[c + 1]):
-                    h = ref_ids[order[t]]
-                    b, a = _visit(level, s, r_start[h], r_start[h] + r_count[h], b, a,
-                                  r_order, num_s, num_r, cap, capped, missing, prune, sum_s,
-                                  sum_r, margin, exclude)
-            best[s] = b
-            arg[s] = a
+            if not open_:
+                break
+            for h in range(n_ref):
+                if differ[h] != c:
+                    continue
+                combo = ref_ids[h]
+                for i in range(first, last):
+                    s = records[i]
+                    b = best[s]
+                    if level > b:
+                        continue
+                    b, a = _visit(level, s, r_start[combo], r_start[combo] + r_count[combo], b,
+                                  arg[s], r_order, num_s, num_r, cap, capped, missing, prune,
+                                  sum_s, sum_r, margin, exclude)
+                    best[s] = b
+                    arg[s] = a
 
 
 __all__ = ["count_differing", "keep_smallest", "scan_levels", "scan_queries"]

@@ -317,10 +317,11 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
     distances summed column by column: the same distances to the bit, missing numbers included
     (both missing: 1; one missing: NaN, ranked last), the same k-th distance, counts below /
     at it / at the minimum, k nearest (ties by lowest position) and band, whatever the number
-    of threads, on the threads or on one. Values on a coarse grid make many ties."""
+    of threads, on the threads or on one, and whether a band comes from the search itself or
+    from a second pass (``BAND_SLOTS``). Values on a coarse grid make many ties."""
     import numba
 
-    from capkit.attacks import _block_kernel
+    from capkit.attacks import _block_kernel, neighbors
     from capkit.attacks.neighbors import encode, nearest
 
     rng = np.random.default_rng(11 + k)
@@ -345,10 +346,15 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
     kth = np.sort(ranked, axis=1)[:, k - 1]
     want_band = {(i, c, bool(ranked[i, c] == kth[i])) for i in range(70) for c in range(90)
                  if ranked[i, c] <= kth[i]}
-    for threads, cells in ((1, 1), (numba.config.NUMBA_NUM_THREADS, 1),
-                           (numba.config.NUMBA_NUM_THREADS, 1 << 30)):
+    widths = (ranked <= kth[:, None]).sum(axis=1)  # bands held by the search and too wide
+    assert (widths <= k).sum() >= 3 and (widths > k).sum() >= 3
+    for threads, cells, slots in ((1, 1, neighbors.BAND_SLOTS),
+                                  (numba.config.NUMBA_NUM_THREADS, 1, k),
+                                  (numba.config.NUMBA_NUM_THREADS, 1 << 30, k),
+                                  (1, 1 << 30, 0)):
         numba.set_num_threads(threads)  # cells: the search size from which threads are used
         monkeypatch.setattr(_block_kernel, "THREAD_CELLS", cells)
+        monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
         band: set = set()
         def keep(q, c, at, band=band):
             band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))

@@ -13,8 +13,10 @@ missing number on one side makes the distance NaN, which ranks after every numbe
 :func:`nearest_rows` keeps, per query, its k-th smallest ranked distance (``kth``), how many
 candidates are below it, at it and at the minimum, and its k nearest: the candidates below the
 k-th distance and, at it, the lowest positions (candidates come in ascending positions), sorted
-by distance with ties in position order. :func:`band_rows` lists, for given k-th distances,
-every (query, candidate) pair at or below it, in query order then candidate order. Each query
+by distance with ties in position order, and the band of each query whose band (the
+candidates at or below its k-th distance) is narrow; :func:`band_rows` lists, for given k-th
+distances, every (query, candidate) pair at or below it, in query order then candidate order,
+computing the distances again (for the wide bands of many ties). Each query
 is worked out by one thread, on its own: the answers do not depend on the number of threads
 (and a small search runs on one thread: :data:`THREAD_CELLS`).
 """
@@ -70,8 +72,10 @@ def _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free,
 
 @njit(cache=True, inline="always")
 def _nearest_one(query_num, query_cat, num_t, cat_t, r, k, with_cat, nan_free, i, kth, n_below,
-                 n_at, n_min, place, dist):  # pragma: no cover - compiled
-    """Query ``r``'s k-th ranked distance, counts and k nearest, written at ``i``."""
+                 n_at, n_min, place, dist, band, band_at):  # pragma: no cover - compiled
+    """Query ``r``'s k-th ranked distance, counts and k nearest, written at ``i``; and, when
+    its band (the candidates at or below the k-th distance) fits in ``band.shape[1]`` slots,
+    the band in candidate order (``band_at``: at the k-th distance), the rest of the row -1."""
     m = num_t.shape[1]
     raw = np.empty(m)
     _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free, raw)
@@ -109,34 +113,48 @@ def _nearest_one(query_num, query_cat, num_t, cat_t, r, k, with_cat, nan_free, i
         place[i, a] = chosen[a]
         dist[i, a] = raw[chosen[a]]
     kth[i], n_below[i], n_at[i], n_min[i] = cut, below, at, at_low
+    slots = band.shape[1]
+    if slots:
+        band[i, :] = -1
+    if 0 < below + at <= slots:
+        taken = 0
+        for c in range(m):
+            if ranked[c] <= cut:
+                band[i, taken] = c
+                band_at[i, taken] = ranked[c] == cut
+                taken += 1
 
 
 @njit(cache=True, parallel=True)
 def _nearest_threads(query_num, query_cat, num_t, cat_t, rows, k, with_cat, nan_free, kth,
-                     n_below, n_at, n_min, place, dist):  # pragma: no cover - compiled
+                     n_below, n_at, n_min, place, dist, band, band_at):  # pragma: no cover
     for i in prange(len(rows)):
         _nearest_one(query_num, query_cat, num_t, cat_t, rows[i], k, with_cat, nan_free, i,
-                     kth, n_below, n_at, n_min, place, dist)
+                     kth, n_below, n_at, n_min, place, dist, band, band_at)
 
 
 @njit(cache=True, nogil=True)
 def _nearest_serial(query_num, query_cat, num_t, cat_t, rows, k, with_cat, nan_free, kth,
-                    n_below, n_at, n_min, place, dist):  # pragma: no cover - compiled
+                    n_below, n_at, n_min, place, dist, band, band_at):  # pragma: no cover
     for i in range(len(rows)):
         _nearest_one(query_num, query_cat, num_t, cat_t, rows[i], k, with_cat, nan_free, i,
-                     kth, n_below, n_at, n_min, place, dist)
+                     kth, n_below, n_at, n_min, place, dist, band, band_at)
 
 
 def nearest_rows(query_num: np.ndarray, query_cat: np.ndarray, num_t: np.ndarray,
-                 cat_t: np.ndarray, rows: np.ndarray, k: int, with_cat: bool, nan_free: bool
-                 ) -> tuple[np.ndarray, ...]:
+                 cat_t: np.ndarray, rows: np.ndarray, k: int, with_cat: bool, nan_free: bool,
+                 slots: int = 0) -> tuple[np.ndarray, ...]:
     """For each query ``rows[i]`` against the candidates (columns of ``num_t`` / ``cat_t``, in
     ascending positions): its k-th ranked distance, the candidates below it, at it and at the
-    minimum, and its k nearest (places among the candidates and distances, nearest first).
+    minimum, and its k nearest (places among the candidates and distances, nearest first);
+    then its band where it has at most ``slots`` candidates ((n, slots) places in candidate
+    order, -1 past the band or where it has more: those :func:`band_rows` lists, from their
+    distances computed again) and whether each is at the k-th distance.
     Searches of :data:`THREAD_CELLS` distances or more are shared out to numba's threads."""
     n = len(rows)
     out = (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-           np.empty((n, k), np.int64), np.empty((n, k)))
+           np.empty((n, k), np.int64), np.empty((n, k)), np.empty((n, slots), np.int64),
+           np.zeros((n, slots), np.bool_))
     run = _nearest_threads if n * num_t.shape[1] >= THREAD_CELLS else _nearest_serial
     run(query_num, query_cat, num_t, cat_t, rows, k, with_cat, nan_free, *out)
     return out

@@ -45,6 +45,9 @@ __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
 
 #: Distance cells (float64) computed at once.
 CELLS = 1 << 22
+#: Candidates of a query's band (those at or below its k-th distance) that the search itself
+#: hands over; a wider band (many ties) is listed by a second pass over its distances.
+BAND_SLOTS = 8
 
 
 @dataclass(frozen=True)
@@ -257,14 +260,14 @@ def _search(data: MixedData, rows: np.ndarray, columns: tuple[np.ndarray, np.nda
     (:func:`capkit.attacks._block_kernel.nearest_rows`)."""
     return _block_kernel.nearest_rows(data.query_num, data.query_cat, *columns,
                                       np.asarray(rows, dtype=np.int64), k, with_cat,
-                                      data.nan_free)
+                                      data.nan_free, BAND_SLOTS)
 
 
 def _fill(data: MixedData, found: tuple[np.ndarray, ...], keep: np.ndarray, rows: np.ndarray,
           cands: np.ndarray, columns: tuple[np.ndarray, np.ndarray], with_cat: bool,
           out: Neighbors, on_band: BandCallback | None) -> None:
     """Write the ``keep`` rows of a search into ``out``, and hand their band to ``on_band``."""
-    kth, n_below, n_at, n_min, place, dist = (f[keep] for f in found)
+    kth, n_below, n_at, n_min, place, dist, band, band_at = (f[keep] for f in found)
     rows = rows[keep]
     if len(rows) == 0:
         return
@@ -274,12 +277,18 @@ def _fill(data: MixedData, found: tuple[np.ndarray, ...], keep: np.ndarray, rows
     out.n_below[rows] = n_below
     out.n_at_kth[rows] = n_at
     out.n_at_min[rows] = n_min
-    if on_band is not None:
-        start = np.concatenate([[0], np.cumsum(n_below + n_at)]).astype(np.int64)
+    if on_band is None:
+        return
+    held = band >= 0  # the bands the search kept (at most BAND_SLOTS candidates)
+    r, slot = np.nonzero(held)
+    on_band(rows[r], cands[band[r, slot]], band_at[r, slot])
+    wide = np.flatnonzero(~held[:, 0]) if band.shape[1] else np.arange(len(rows))
+    if len(wide):  # the others' distances computed again, their band listed
+        start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
         r, c, at = _block_kernel.band_rows(data.query_num, data.query_cat, *columns,
-                                           np.asarray(rows, dtype=np.int64), kth, start,
-                                           with_cat, data.nan_free)
-        on_band(rows[r], cands[c], at)
+                                           np.asarray(rows[wide], dtype=np.int64), kth[wide],
+                                           start, with_cat, data.nan_free)
+        on_band(rows[wide[r]], cands[c], at)
 
 
 def _same_values(groups_q: np.ndarray, order_c: np.ndarray, starts: np.ndarray, k: int,

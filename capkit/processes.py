@@ -3,7 +3,7 @@
 joblib's reusable loky process: spawned, not forked (numba's OpenMP threads are not fork safe),
 BLAS on one thread, numba's threads set per task (:func:`threads`; no result of capkit depends
 on the thread count, ``docs/scale.md``), and kept for the next piece of work of the session for
-:data:`IDLE_SECONDS`. Starting it costs about 2 s of one core (Python and capkit's imports), so
+:data:`IDLE_SECONDS`. Starting it costs about 1.4 s of one core (Python and capkit's imports), so
 work that will need it starts it first (:func:`warm`) and does its own reading meanwhile.
 
 This module imports nothing heavy: the command line can start the process before it imports

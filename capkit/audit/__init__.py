@@ -6,8 +6,12 @@ chooses keys and targets, :mod:`~capkit.audit.findings` holds a finding and says
 the people at risk (each member's flags and score).
 """
 
-from capkit.audit.findings import Finding
-from capkit.audit.run import FAMILIES, Audit, audit
-from capkit.audit.verdicts import LEVELS, RULES, Verdict
+import lazy_loader
 
-__all__ = ["FAMILIES", "LEVELS", "RULES", "Audit", "Finding", "Verdict", "audit"]
+# Names resolved on first use (lazy_loader): the second process of capkit.audit.parallel
+# imports the record-pair families without the rest of the audit.
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "findings": ["Finding"],
+    "run": ["FAMILIES", "Audit", "audit"],
+    "verdicts": ["LEVELS", "RULES", "Verdict"],
+})

@@ -31,9 +31,9 @@ import pandas as pd
 from capkit import processes
 from capkit.audit import at_risk
 from capkit.audit.failures import Failure, describe
-from capkit.audit.families import anonymeter_family, distance_family
 from capkit.audit.findings import Finding
 from capkit.audit.membership_family import membership_findings
+from capkit.audit.pair_families import anonymeter_family, distance_family
 from capkit.audit.sampling import RecordSample
 from capkit.errors import CapkitError
 
@@ -49,9 +49,9 @@ AWAY = ("distance", "singling out", "linkability", "membership inference")
 SENT_FIRST = ("membership inference", "distance", "linkability", "singling out")
 
 #: Members x synthetic records (summed over the syntheses) x columns from which a second
-#: process pays for starting it (about 2 s of one core to start and import capkit): Adult's
-#: report (22,793 members, three syntheses, 15 columns) has 2.3e10, a 5,000 x 100 table with
-#: two syntheses 2.5e9, the tests' small tables far less.
+#: process pays for starting it (about 1.4 s of one core to start and import the record-pair
+#: families): Adult's report (22,793 members, three syntheses, 15 columns) has 2.3e10, a
+#: 5,000 x 100 table with two syntheses 2.5e9, the tests' small tables far less.
 PARALLEL_CELLS = 1 << 30
 
 #: Evidence fields the away families fill (:class:`capkit.audit.at_risk.Evidence`).

@@ -18,7 +18,8 @@ holdout of records not used for the synthesis, and runs on each synthesis:
 * membership inference (:mod:`capkit.audit.membership_family`): the members an attack on the
   synthesis flags against the holdout records it flags, at a threshold chosen on another half.
 
-Each family runs in :mod:`capkit.audit.families`, one synthesis at a time. Each value becomes
+Each family runs in :mod:`capkit.audit.families`, :mod:`capkit.audit.pair_families` or
+:mod:`capkit.audit.membership_family`, one synthesis at a time. Each value becomes
 a :class:`~capkit.audit.findings.Finding` judged by the rules of
 :mod:`capkit.audit.verdicts`; the members-vs-holdout comparison is always
 :func:`capkit.control.compare_to_control`. Default keys and targets:
@@ -50,7 +51,6 @@ from capkit.audit import (
 from capkit.audit.failures import Failure, describe, without_failing_targets
 from capkit.audit.families import (
     ATTACKERS,
-    NEAR_COPY_QUANTILE,
     WIDE_TOLERANCE,
     attack_family,
     synthpop_family,
@@ -59,6 +59,7 @@ from capkit.audit.findings import Finding
 from capkit.audit.inputs import as_categories as _as_categories
 from capkit.audit.inputs import check_frames as _check_frames
 from capkit.audit.inputs import syntheses as _syntheses
+from capkit.audit.pair_families import NEAR_COPY_QUANTILE
 from capkit.data.coding import mismatches
 from capkit.data.labels import is_coded_category
 from capkit.data.overlap import check_holdout

@@ -22,23 +22,14 @@ Not to be confused with :mod:`capkit.control` (formerly ``capkit.membership``), 
 members-vs-holdout statistics (Wilson intervals, risk) every attack-style measure shares.
 """
 
-from capkit.membership_inference.compare import PairedAUC, paired_auc_difference
-from capkit.membership_inference.metrics import FPRS, MembershipMetrics, metrics
-from capkit.membership_inference.scores import ATTACKS, scores
-from capkit.membership_inference.shadow import GeneratorAudit, audit_generator, cart_generator
-from capkit.membership_inference.summary import exposed_members, summary
+import lazy_loader
 
-__all__ = [
-    "ATTACKS",
-    "FPRS",
-    "GeneratorAudit",
-    "MembershipMetrics",
-    "PairedAUC",
-    "audit_generator",
-    "cart_generator",
-    "exposed_members",
-    "metrics",
-    "paired_auc_difference",
-    "scores",
-    "summary",
-]
+# Names resolved on first use (lazy_loader): the audit's membership family imports the scores
+# and metrics without the shadow models' scikit-learn.
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "compare": ["PairedAUC", "paired_auc_difference"],
+    "metrics": ["FPRS", "MembershipMetrics", "metrics"],
+    "scores": ["ATTACKS", "scores"],
+    "shadow": ["GeneratorAudit", "audit_generator", "cart_generator"],
+    "summary": ["exposed_members", "summary"],
+})

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
-from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
 from capkit.errors import CapkitError
@@ -81,6 +79,11 @@ def _user_features(frames, numeric, categorical, train_index):
 def classifier_scores(scored: pd.DataFrame, synthetic: pd.DataFrame, reference: pd.DataFrame,
                       numeric, categorical, *, seed: int, model=None) -> np.ndarray:
     """P(synthetic | record) of a model trained on synthetic (1) vs reference (0) records."""
+    # scikit-learn is imported here: the scores of the attacks without a model (the audit's
+    # membership family, in a second process) do not need it
+    from sklearn.base import clone
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
     frames = [scored, synthetic, reference]
     y = np.r_[np.ones(len(synthetic)), np.zeros(len(reference))]
     if model is None:

@@ -206,3 +206,19 @@ def test_joblib_parallel_still_runs_beside_the_second_process() -> None:
     processes.executor().submit(processes._import, ()).result()
     assert Parallel(n_jobs=2)(delayed(abs)(x) for x in (-1, -2, -3)) == [1, 2, 3]
     assert processes.started()
+
+
+def test_the_second_process_imports_only_the_record_pair_families() -> None:
+    """What the second process imports before its first step (the steps' module): the
+    record-pair families and what they need, not scikit-learn, the attribute attacks or the
+    rest of the audit (a first audit waits for these imports)."""
+    import subprocess
+    import sys
+
+    heavy = ["sklearn", "capkit.attacks.attackers", "capkit.attacks.baseline",
+             "capkit.audit.run", "capkit.audit.families", "capkit.membership_inference.shadow"]
+    code = ("import sys, capkit.audit.parallel; "
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

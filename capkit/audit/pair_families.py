@@ -34,9 +34,10 @@ NEAR_COPY_QUANTILE = 0.05
 
 
 def distance_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-              holdout: pd.DataFrame | None, confidence: float,
-              samples: tuple[RecordSample, RecordSample | None], progress: bool = False,
-              keep: at_risk.Evidence | None = None) -> tuple[list[Finding], tuple[str, ...]]:
+                    holdout: pd.DataFrame | None, confidence: float,
+                    samples: tuple[RecordSample, RecordSample | None], progress: bool = False,
+                    keep: at_risk.Evidence | None = None
+                    ) -> tuple[list[Finding], tuple[str, ...]]:
     """Exact and near copies: each member's (and holdout record's) DCR to the synthetic data;
     and the numeric columns whose missing values were scored as a level (``keep`` keeps the
     members' distances and the near-copy threshold). Past the pair budget, the sampled members
@@ -89,9 +90,10 @@ def distance_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
 
 
 def anonymeter_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
-                holdout: pd.DataFrame | None, keys: list[str], seed: int, confidence: float,
-                family: str, samples: tuple[RecordSample, RecordSample | None],
-                keep: at_risk.Evidence | None = None, progress: bool = False) -> Finding:
+                      holdout: pd.DataFrame | None, keys: list[str], seed: int,
+                      confidence: float, family: str,
+                      samples: tuple[RecordSample, RecordSample | None],
+                      keep: at_risk.Evidence | None = None, progress: bool = False) -> Finding:
     """Singling out (multivariate, every synthetic record) or linkability (keys | the rest).
     Past the pair budget (:mod:`capkit.audit.sampling`) linkability attacks the sampled members
     and holdout records; singling out always uses every record (a query must single out among

@@ -30,23 +30,6 @@ from capkit.report.custodian import TOP_RECORDS, custodian_report
 FAIL_STATUS = 2
 
 
-def _svg(kind: str, args: tuple, options: dict) -> bytes:
-    """One picture of the page as SVG bytes (drawn here, or in the second process)."""
-    import matplotlib.pyplot as plt  # only a page with pictures needs matplotlib (0.4 s)
-
-    from capkit import plots
-    from capkit.plots import custodian, sweep
-
-    draw = {"forest": custodian.findings_forest, "grid": custodian.verdict_grid,
-            "distances": custodian.distance_distributions,
-            "records": custodian.records_at_risk_grid, "heatmap": sweep.key_target_heatmap}
-    fig = draw[kind](*args, **options)
-    try:
-        return plots.svg_bytes(fig)
-    finally:
-        plt.close(fig)
-
-
 #: Pictures drawn in the audit's second process when it runs (:mod:`capkit.processes`): the
 #: forest plot of every finding and the heatmaps, about half of the drawing.
 AWAY_PICTURES = ("forest", "heatmap")
@@ -58,6 +41,8 @@ def pictures(result: Audit) -> list[Picture]:
     at risk and (when the sweep ran) the key x target heatmap of each synthesis. Where the
     audit started a second process, it draws the forest plot and the heatmaps meanwhile (the
     same bytes: tests/test_report_exposure_html.py)."""
+    from capkit.plots.custodian import page_svg  # only a page with pictures needs matplotlib
+
     wanted: list[tuple[str, str, tuple, dict]] = []
     if any(f.risk is not None for f in result.findings):
         wanted.append(("Every finding's risk (m - c) / (1 - c) with its 95% interval, one row "
@@ -90,19 +75,19 @@ def pictures(result: Audit) -> list[Picture]:
     if processes.started() and len(wanted) > 1:
         try:
             pool = processes.executor()
-            away = {j: pool.submit(_svg, kind, args, options)
+            away = {j: pool.submit(page_svg, kind, args, options)
                     for j, (_, kind, args, options) in enumerate(wanted)
                     if kind in AWAY_PICTURES}
         except Exception:  # noqa: BLE001 (no second process: drawn here)
             away = {}
-    drawn = {j: _svg(kind, args, options) for j, (_, kind, args, options) in enumerate(wanted)
+    drawn = {j: page_svg(kind, args, options) for j, (_, kind, args, options) in enumerate(wanted)
              if j not in away}
     for j, future in away.items():
         try:
             drawn[j] = future.result()
         except Exception:  # noqa: BLE001 - not drawn there (the process died, say): here
             _, kind, args, options = wanted[j]
-            drawn[j] = _svg(kind, args, options)
+            drawn[j] = page_svg(kind, args, options)
     return [Picture(caption, drawn[j]) for j, (caption, *_) in enumerate(wanted)]
 
 

@@ -22,9 +22,12 @@ from capkit.audit.at_risk import FLAGS, WEIGHTS, Distances
 from capkit.audit.findings import Finding
 from capkit.audit.verdicts import LEVELS
 from capkit.errors import CapkitError
+from capkit.plots.save import svg_bytes
+from capkit.plots.sweep import key_target_heatmap
 
 __all__ = ["FLAG_COLOURS", "FLAG_LABELS", "MARKERS", "VERDICT_COLOURS",
-           "distance_distributions", "findings_forest", "records_at_risk_grid", "verdict_grid"]
+           "distance_distributions", "findings_forest", "page_svg", "records_at_risk_grid",
+           "verdict_grid"]
 
 #: Verdict -> colour (Okabe & Ito: vermillion, orange, blue).
 VERDICT_COLOURS = {"disclosive": "#D55E00", "review": "#E69F00", "not flagged": "#0072B2"}
@@ -305,3 +308,19 @@ def records_at_risk_grid(table: pd.DataFrame, n: int = 10, *, title: str | None 
     ax.grid(which="minor", color="#dddddd", linewidth=0.5)
     fig.tight_layout()
     return fig
+
+
+def page_svg(kind: str, args: tuple, options: dict) -> bytes:
+    """One picture of the report's html page as SVG bytes (:func:`capkit.plots.svg_bytes`):
+    ``kind`` is "forest", "grid", "distances", "records" or "heatmap" (the key x target
+    heatmap of :mod:`capkit.plots.sweep`), drawn from ``args`` and ``options``. The command
+    draws some of them in the audit's second process (:mod:`capkit.processes`), which imports
+    this module and not the command's."""
+    draw = {"forest": findings_forest, "grid": verdict_grid,
+            "distances": distance_distributions, "records": records_at_risk_grid,
+            "heatmap": key_target_heatmap}
+    fig = draw[kind](*args, **options)
+    try:
+        return svg_bytes(fig)
+    finally:
+        plt.close(fig)

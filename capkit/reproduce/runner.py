@@ -113,14 +113,15 @@ def unavailable(name: str) -> str | None:
 def _check_data(experiments: list[Experiment]) -> None:
     """Refuse, before anything runs, experiments whose data cannot be loaded: naming them,
     why, and the ones that need no data (a run would stop at the first, after minutes)."""
+    needs = {exp.name: data_needed(exp.notebook) for exp in experiments}  # each read once
     blocked: dict[str, list[str]] = {}
-    for exp in experiments:
-        for name in data_needed(exp.notebook):
+    for exp, names in needs.items():
+        for name in names:
             if unavailable(name) is not None:
-                blocked.setdefault(name, []).append(exp.name)
+                blocked.setdefault(name, []).append(exp)
     if not blocked:
         return
-    free = [e.name for e in experiments if not data_needed(e.notebook)]
+    free = [exp for exp, names in needs.items() if not names]
     lines = [f"the {name} data could not be loaded, which {', '.join(names)} need: "
              f"{unavailable(name)}" for name, names in blocked.items()]
     raise CapkitError(

@@ -71,6 +71,17 @@ def _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free,
 
 
 @njit(cache=True, inline="always")
+def _list_band(ranked, kth, cols, at, w):  # pragma: no cover - compiled
+    """Write the candidates with ranked distance at or below ``kth`` (in candidate order) at
+    ``cols[w:]``, whether each is at ``kth`` at ``at[w:]``; return the next free place."""
+    for c in range(len(ranked)):
+        if ranked[c] <= kth:
+            cols[w], at[w] = c, ranked[c] == kth
+            w += 1
+    return w
+
+
+@njit(cache=True, inline="always")
 def _nearest_one(query_num, query_cat, num_t, cat_t, r, k, with_cat, nan_free, i, kth, n_below,
                  n_at, n_min, place, dist, band, band_at):  # pragma: no cover - compiled
     """Query ``r``'s k-th ranked distance, counts and k nearest, written at ``i``; and, when
@@ -117,12 +128,7 @@ def _nearest_one(query_num, query_cat, num_t, cat_t, r, k, with_cat, nan_free, i
     if slots:
         band[i, :] = -1
     if 0 < below + at <= slots:
-        taken = 0
-        for c in range(m):
-            if ranked[c] <= cut:
-                band[i, taken] = c
-                band_at[i, taken] = ranked[c] == cut
-                taken += 1
+        _list_band(ranked, cut, band[i], band_at[i], 0)
 
 
 @njit(cache=True, parallel=True)
@@ -165,11 +171,12 @@ def _band_one(query_num, query_cat, num_t, cat_t, r, kth, w, with_cat, nan_free,
               pair_col, at):  # pragma: no cover - compiled
     raw = np.empty(num_t.shape[1])
     _row(query_num, query_cat, num_t, cat_t, r, with_cat, nan_free, raw)
-    for c in range(len(raw)):
-        v = np.inf if raw[c] != raw[c] else raw[c]
-        if v <= kth:
-            pair_row[w], pair_col[w], at[w] = i, c, v == kth
-            w += 1
+    if not nan_free:
+        for c in range(len(raw)):  # a NaN distance ranks as +inf
+            if raw[c] != raw[c]:
+                raw[c] = np.inf
+    end = _list_band(raw, kth, pair_col, at, w)
+    pair_row[w:end] = i
 
 
 @njit(cache=True, parallel=True)

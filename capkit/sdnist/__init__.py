@@ -5,3 +5,7 @@ coding both files as SDNist does), ``kmarginal``, ``privacy`` (unique exact matc
 matches), ``propensity`` (pMSE), ``correlation`` (Kendall and Pearson differences, the
 regressions), ``report``.
 """
+
+from capkit.sdnist.report import report
+
+__all__ = ["report"]

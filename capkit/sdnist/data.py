@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.errors import CapkitError
-from capkit.sdnist.dictionary import CODES, FEATURES, HAS_N, PUMAS, density_bins
+from capkit.sdnist.dictionary import CODES, DENSITY_MAX, FEATURES, HAS_N, PUMAS, density_bins
 
 __all__ = ["NUMERIC", "Coded", "prepare", "read_file"]
 
@@ -153,9 +153,9 @@ def _numbers(series: pd.Series, feature: str, role: str) -> np.ndarray:
 
 
 def _density_bin(values: np.ndarray, role: str) -> np.ndarray:
-    edges = density_bins()
+    edges, top = density_bins(), DENSITY_MAX + 500
     v = np.where(values < 0, 0.0, values)
-    v = np.where(v > edges[-1], edges[-1] - 100, v)
+    v = np.where(v > top, top - 100, v)
     label = np.searchsorted(edges, v, side="left") - 1  # edges[i] < v <= edges[i + 1]
     if (label < 0).any():
         raise CapkitError(f"column 'DENSITY' of the {role} data holds 0 (or a negative "

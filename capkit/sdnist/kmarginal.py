@@ -13,7 +13,8 @@ shares (counts over ``n_T`` and ``n_S``),
 The sums are computed exactly: ``|t - s| = |t_count n_S - s_count n_T| / (n_T n_S)``, so every
 pair's and every PUMA's sum is an integer over ``n_T n_S`` and the truncation is decided on
 exact integers (SDNist sums floats; the two differ only when a score is within about 1e-12 of an
-integer). All pairs are counted in one ``np.bincount`` per file (no loop over records or pairs).
+integer). A compiled kernel (numba) counts each pair's cells of both files and sums them per
+PUMA, pair after pair, in one call.
 
 The sub-sample baselines (``report/score/utility/__init__.py: kmarginal_subsamples``) score
 random sub-samples of the target as if they were the deidentified file: 1 %, 5 %, 10 %, ...,
@@ -28,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numba
 import numpy as np
 
 from capkit.counts.rows import unique_codes
@@ -37,7 +39,6 @@ __all__ = ["FRACTIONS", "KMarginalScore", "kmarginal", "subsample_baselines"]
 
 #: SDNist's sub-sample fractions (``i * 0.01`` for these ``i``, as SDNist writes them).
 FRACTIONS = (1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90)
-_CELL_BUDGET = 8_000_000  # codes held at once (records x pairs), to bound memory
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,35 @@ class KMarginalScore:
         return {g: int(v) for g, v in self.puma.items()}
 
 
+@numba.njit(cache=True, nogil=True)
+def _pair_sums(left: np.ndarray, coded: np.ndarray, first: np.ndarray, second: np.ndarray,
+               levels: np.ndarray, groups: int, n_target: int) -> np.ndarray:
+    # pragma: no cover - compiled
+    """For every pair p and PUMA g: the sum over the (g, f1, f2) cells of
+    ``|t_count n_S - s_count n_T|``. ``left`` (PUMA x L1 + code of f1) and ``coded`` are
+    features x records, so each pair reads two contiguous rows and counts into one small
+    block of cells, which is then summed per PUMA."""
+    n_deid = coded.shape[1] - n_target
+    widest = 0
+    for j in range(levels.shape[0]):
+        widest = max(widest, levels[j])
+    t = np.zeros(groups * widest * widest, dtype=np.int64)
+    s = np.zeros(groups * widest * widest, dtype=np.int64)
+    out = np.zeros((first.shape[0], groups), dtype=np.int64)
+    for p in range(first.shape[0]):
+        a, b, width = left[first[p]], coded[second[p]], levels[second[p]]
+        inner = levels[first[p]] * width
+        t[: groups * inner] = 0
+        s[: groups * inner] = 0
+        for r in range(n_target):
+            t[a[r] * width + b[r]] += 1
+        for r in range(n_target, a.shape[0]):
+            s[a[r] * width + b[r]] += 1
+        for cell in range(groups * inner):
+            out[p, cell // inner] += abs(t[cell] * n_deid - s[cell] * n_target)
+    return out
+
+
 def _marginal_columns(features: tuple[str, ...]) -> list[int]:
     cols = [j for j, f in enumerate(features) if f not in ("PUMA", "INDP")]
     if not cols:
@@ -88,11 +118,11 @@ def kmarginal(d_target: np.ndarray, d_deid: np.ndarray, features: tuple[str, ...
     if n_t == 0 or n_s == 0:
         raise CapkitError("the k-marginal score needs records in both files")
     cols = _marginal_columns(features)
-    both = np.concatenate([d_target[:, cols], d_deid[:, cols]])
+    both = np.concatenate([d_target[:, cols].T, d_deid[:, cols].T], axis=1)  # features x records
     coded = np.empty(both.shape, dtype=np.int64)
     levels = np.empty(len(cols), dtype=np.int64)
     for k in range(len(cols)):  # one coding per feature (22 at most)
-        values, coded[:, k] = unique_codes(both[:, k])
+        values, coded[k] = unique_codes(both[k])
         levels[k] = len(values)
     if len(cols) == 1:
         first, second = np.array([0]), np.array([0])
@@ -100,36 +130,19 @@ def kmarginal(d_target: np.ndarray, d_deid: np.ndarray, features: tuple[str, ...
         first, second = np.triu_indices(len(cols), k=1)  # SDNist's (f1 < f2) order
     pairs = len(first)
     if "PUMA" in features:
-        puma = np.concatenate([d_target[:, features.index("PUMA")],
-                               d_deid[:, features.index("PUMA")]])
-        groups = int(d_target[:, features.index("PUMA")].max()) + 2  # last: not in the target
+        at = features.index("PUMA")
+        puma = np.concatenate([d_target[:, at], d_deid[:, at]])
+        groups = int(d_target[:, at].max()) + 2  # the last: PUMAs the target does not have
         group = np.where(puma < 0, groups - 1, puma)
     else:
-        groups, group = 1, np.zeros(len(both), dtype=np.int64)
-    inner = levels[first] * levels[second]
-    sizes = groups * inner
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    total = int(sizes.sum())
-    counts = np.zeros((2, total), dtype=np.int64)
-    step = max(1, _CELL_BUDGET // max(len(both), 1))
-    for start in range(0, pairs, step):  # chunks of pairs, to bound memory
-        sl = slice(start, start + step)
-        cell = (group[:, None] * inner[None, sl] + coded[:, first[sl]] * levels[second[sl]]
-                + coded[:, second[sl]] + offsets[None, sl])
-        counts[0] += np.bincount(cell[:n_t].ravel(), minlength=total)
-        counts[1] += np.bincount(cell[n_t:].ravel(), minlength=total)
-    numerator = np.abs(counts[0] * n_s - counts[1] * n_t)  # |t - s| x n_T n_S, exact
+        groups, group = 1, np.zeros(both.shape[1], dtype=np.int64)
+    left = group[None, :] * levels[:, None] + coded  # (PUMA, first feature) of every record
+    by = _pair_sums(left, coded, first.astype(np.int64), second.astype(np.int64), levels,
+                    groups, n_t)  # pairs x PUMAs, |t - s| x n_T n_S summed: exact integers
     scale = pairs * n_t * n_s
-    d_total = int(numerator.sum())
-    exact = Fraction(500 * (2 * scale - d_total), scale)
+    exact = Fraction(500 * (2 * scale - int(by.sum())), scale)
     per_puma: dict[int, Fraction] = {}
     if "PUMA" in features:
-        pair_of = np.repeat(np.arange(pairs), sizes)
-        local = np.arange(total) - np.repeat(offsets, sizes)
-        group_of = local // np.repeat(inner, sizes)
-        by = np.bincount(pair_of * groups + group_of, weights=numerator,
-                         minlength=pairs * groups)  # integers below 2**53: exact
-        by = np.rint(by).astype(np.int64).reshape(pairs, groups)
         n_g = np.bincount(group[:n_t], minlength=groups)
         for g in np.flatnonzero(n_g[: groups - 1]):  # the target's PUMAs (20 at most)
             cap = int(n_g[g]) * n_s

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from reference_data import SHARED_ORACLE
 
 from capkit.data.sdnist_data import acs_excerpt_file, load_acs_excerpt, resample_excerpt
 from capkit.sdnist import report
@@ -115,3 +116,20 @@ def test_duckdb_counts_the_same_unique_exact_matches(tmp_path):
     deid = _deid(ref["deid"], tmp_path)
     got = report(target, deid, engine="duckdb", baselines=False)
     assert got["unique_exact_matches"] == ref["key_numbers"]["unique_exact_matches"]
+
+
+def test_shipped_reference_equals_the_oracle():
+    """reference/sdnist/ holds the report oracle's numbers and CART file unchanged."""
+    oracle = SHARED_ORACLE / "sdnist"
+    if not (oracle / "results.json").is_file():
+        pytest.skip("the SDNist report oracle is not beside this clone (../shared/oracle)")
+    full = json.loads((oracle / "results.json").read_text())["cases"]
+    shipped = _oracle()
+    assert sorted(full) == sorted(shipped)
+    for case, ref in shipped.items():
+        for name, value in ref["key_numbers"].items():
+            assert full[case]["key_numbers"][name] == value, (case, name)
+        rows = full[case]["files"]["propensity/propensity_distribution.csv"]["rows"]
+        assert ref["files"]["propensity_distribution"] == [r[1:] for r in rows]
+    assert (REFERENCE / "deid_ma_cart.csv.gz").read_bytes() == \
+        (oracle / "deid_ma_cart.csv.gz").read_bytes()

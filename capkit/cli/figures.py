@@ -12,6 +12,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from capkit import plots
+from capkit.cli.options import replacing
 
 
 @contextlib.contextmanager
@@ -19,7 +20,8 @@ def figure(plot_path: Path | None, fmt: str, name: str, draw: Callable[[], Figur
            ) -> Iterator[bytes | None]:
     """Yield the SVG bytes of ``draw()`` saved by :func:`capkit.plots.save` (None when neither
     ``--plot`` nor ``--format html`` wants it); after the block, copy the PNG or SVG (by
-    ``plot_path``'s suffix) to ``plot_path``."""
+    ``plot_path``'s suffix) to ``plot_path`` (:func:`capkit.cli.options.replacing`: whole or
+    not at all)."""
     if plot_path is None and fmt != "html":
         yield None
         return
@@ -27,7 +29,8 @@ def figure(plot_path: Path | None, fmt: str, name: str, draw: Callable[[], Figur
         png, svg = plots.save(draw(), name, tmp)
         yield svg.read_bytes()
         if plot_path is not None:
-            shutil.copyfile(png if plot_path.suffix.lower() == ".png" else svg, plot_path)
+            with replacing(plot_path, "--plot") as part:
+                shutil.copyfile(png if plot_path.suffix.lower() == ".png" else svg, part)
 
 
 __all__ = ["figure"]

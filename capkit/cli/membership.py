@@ -114,8 +114,8 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
                               f"{', '.join(ATTACKS)}")
         if exposed_by not in chosen:
             raise CapkitError(f"--exposed-by {exposed_by!r} is not among the attacks run")
-        opts.check_output(output, "--output")
-        opts.check_output(plot_path, "--plot", (".png", ".svg"))
+        opts.check_outputs([*files, holdout, reference], ("--output", output, None),
+                           ("--plot", plot_path, (".png", ".svg")))
         column_list = opts.split(columns, "--columns")
         paths = {"members": members_path, "synthetic": synthetic_path, "holdout": holdout}
         if reference is not None:

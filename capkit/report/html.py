@@ -1,16 +1,24 @@
 """HTML rendering of a :class:`capkit.report.Report`: one self-contained page.
 
 No external resource: the CSS is inline and the figure is embedded as a base64 SVG data URI, so
-the page can be mailed, archived or opened offline. Every text is HTML-escaped.
+the page can be mailed, archived or opened offline. Every text is HTML-escaped, its control
+characters shown as escapes (:func:`capkit.report.safe.visible`).
 """
 
 from __future__ import annotations
 
 import base64
 import re
-from html import escape
+from html import escape as _html_escape
 
 from capkit.report.model import Picture, Report, Table, formatted
+from capkit.report.safe import visible
+
+
+def escape(text: object) -> str:
+    """A text for the page: its control characters shown as escapes, then HTML-escaped."""
+    return _html_escape(visible(text))
+
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;

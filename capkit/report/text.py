@@ -36,7 +36,8 @@ def table_text(table: Table) -> str:
 
 def _wrap(text: str, **indents: str) -> list[str]:
     """Lines of at most 96 characters, never breaking an option such as --no-target-na."""
-    return textwrap.wrap(visible(text.replace("\n", " ")), 96, break_on_hyphens=False, break_long_words=False, **indents)
+    return textwrap.wrap(visible(text.replace("\n", " ")), 96, break_on_hyphens=False,
+                         break_long_words=False, **indents)
 
 
 def render_text(report: Report) -> str:

@@ -122,6 +122,7 @@ def _pictures(pictures: list[Picture]) -> list[str]:
         svg = _METADATA.sub("", _PROLOGUE.sub("", picture.svg.decode("utf-8"), count=1),
                             count=1)
         svg = _IDS.sub(lambda m, j=j: f"{m.group(1)}picture{j}-", svg)
+        svg = visible(svg, lines=True)  # a name's control characters, in its labels' comments
         caption = escape(picture.caption)
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{caption}"', 1)
         out.append(f'<figure class="picture">\n{svg.strip()}\n<figcaption>{caption}'

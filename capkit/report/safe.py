@@ -108,13 +108,13 @@ def _formula_mask(values: pd.Series) -> pd.Series | None:
 
 def formula_cells(frame: pd.DataFrame) -> tuple[int, list[str]]:
     """How many cells of ``frame`` (its header included) a spreadsheet would read as formulas,
-    and the names of the columns holding them (shown with :func:`visible`)."""
+    and the names of the columns holding them."""
     count, columns = 0, []
     for c in frame.columns:
         mask = _formula_mask(frame[c])
         n = (0 if mask is None else int(mask.sum())) + int(is_formula(c))
         if n:
-            columns.append(visible(c))
+            columns.append(c)
         count += n
     return count, columns
 

@@ -14,6 +14,8 @@ its outputs left as they were (:func:`capkit.cli.options.replacing`).
 from __future__ import annotations
 
 import importlib
+import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -83,11 +85,24 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; Ctrl-C ends it with status :data:`INTERRUPTED` (click's own
         handling exits with 1)."""
+        from capkit.report.safe import visible  # after --help: the report's modules are not light
+
+        shown = warnings.showwarning
+
+        def escaped(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
+            # a library's warning may quote a name or value: its control characters escaped
+            text = visible(warnings.formatwarning(message, category, filename, lineno, line),
+                           lines=True)
+            (file or sys.stderr).write(text)
+
+        warnings.showwarning = escaped
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("\nInterrupted: no output file is left half-written.", err=True)
             raise click.exceptions.Exit(INTERRUPTED) from None
+        finally:
+            warnings.showwarning = shown
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

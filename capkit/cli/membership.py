@@ -19,6 +19,7 @@ from capkit.membership_inference import ATTACKS, exposed_members, summary
 from capkit.plots.membership import membership_roc
 from capkit.report import render
 from capkit.report.membership import membership_report
+from capkit.report.safe import visible
 
 
 def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
@@ -123,7 +124,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
         frames, lines, changes = _read(paths, column_list, na_values, sep)
         if not quiet:
             for change in changes:
-                click.echo(f"Aligned: {change}", err=True)
+                click.echo(visible(f"Aligned: {change}"), err=True)
         with opts.measure_warnings(quiet):
             table, per_record = summary(
                 frames["members"], frames["holdout"], frames["synthetic"],

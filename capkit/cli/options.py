@@ -34,7 +34,7 @@ from tqdm import tqdm
 from capkit.cli.files import Inputs
 from capkit.data import io
 from capkit.errors import CapkitError, CapkitWarning
-from capkit.report.safe import csv_safe, visible
+from capkit.report.safe import csv_quoting, csv_safe, visible
 
 _VERSIONED = ("capkit", "numpy", "pandas", "scipy", "pyarrow", "pyreadr", "matplotlib")
 
@@ -100,9 +100,11 @@ def emit(text: str, output: Path | None, option: str = "--output") -> None:
 def write_csv(frame: pd.DataFrame, path: Path, option: str, escape_formulas: bool) -> None:
     """``frame`` as a CSV file at ``path`` (through :func:`replacing`), its text cells that a
     spreadsheet would run as formulas quoted when ``escape_formulas``
-    (:func:`capkit.report.safe.csv_safe`, OWASP's rule)."""
+    (:func:`capkit.report.safe.csv_safe`, OWASP's rule), a carriage return in a cell kept
+    inside it (:func:`capkit.report.safe.csv_quoting`)."""
     with replacing(path, option) as part:
-        (csv_safe(frame) if escape_formulas else frame).to_csv(part, index=False)
+        written = csv_safe(frame) if escape_formulas else frame
+        written.to_csv(part, index=False, **csv_quoting(written))
 
 
 def check_output(path: Path | None, option: str, suffixes: tuple[str, ...] | None = None

@@ -25,6 +25,7 @@ from capkit.data.io import read_table
 from capkit.errors import CapkitError
 from capkit.report import Picture, render
 from capkit.report.custodian import TOP_RECORDS, custodian_report
+from capkit.report.safe import visible
 
 #: Exit status when a --fail-on level was reached.
 FAIL_STATUS = 2
@@ -199,7 +200,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:
-                click.echo(f"Warning: {w}", err=True)
+                click.echo(visible(f"Warning: {w}", lines=True), err=True)
         drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
         pair = None if treated_path is None else (
             *result.syntheses, before_after(result, *result.syntheses))

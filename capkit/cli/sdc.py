@@ -12,7 +12,7 @@ import click
 from capkit.cli import options as opts
 from capkit.data.io import read_table
 from capkit.errors import CapkitError
-from capkit.report.safe import formula_cells, visible
+from capkit.report.safe import csv_quoting, formula_cells, visible
 from capkit.synth.sdc import SdcResult
 from capkit.synth.sdc import sdc as treat
 
@@ -95,8 +95,8 @@ def sdc(original: Path, synthetic: Path, output: Path, keys: str,
             if output.suffix.lower() == ".parquet":
                 result.data.to_parquet(part, index=False)
             else:
-                result.data.to_csv(part, index=False)
-        click.echo(summary(result, len(syn), key_list), nl=False)
+                result.data.to_csv(part, index=False, **csv_quoting(result.data))
+        click.echo(visible(summary(result, len(syn), key_list), lines=True), nl=False)
         formulas, columns = formula_cells(result.data)
         if formulas:  # the treated file is data: kept as it was, but the user is told
             click.echo(visible(

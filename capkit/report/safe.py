@@ -19,6 +19,7 @@ every report format, and neutralised in the CSV files capkit writes.
 
 from __future__ import annotations
 
+import csv
 import re
 
 import numpy as np
@@ -91,9 +92,9 @@ def is_formula(value: object) -> bool:
     return isinstance(value, str) and value.startswith(FORMULA_START)
 
 
-def _formula_mask(values: pd.Series) -> pd.Series | None:
-    """Which cells of a column are text starting with a formula character (None: a column of
-    numbers, dates or booleans, never formulas: -3 is a number)."""
+def _text_test(values: pd.Series, test: str, argument: object) -> pd.Series | None:
+    """Which cells of a column are text passing ``Series.str.<test>(argument)`` (None: a
+    column of numbers, dates or booleans, which holds no text)."""
     if (pd.api.types.is_numeric_dtype(values.dtype)
             or pd.api.types.is_datetime64_any_dtype(values.dtype)):
         return None
@@ -102,8 +103,15 @@ def _formula_mask(values: pd.Series) -> pd.Series | None:
     if not is_text.any():
         return None
     mask = np.zeros(len(text), dtype=bool)
-    mask[is_text] = text[is_text].astype(str).str.startswith(FORMULA_START).to_numpy(dtype=bool)
+    found = getattr(text[is_text].astype(str).str, test)(argument)
+    mask[is_text] = found.to_numpy(dtype=bool)
     return pd.Series(mask, index=values.index)
+
+
+def _formula_mask(values: pd.Series) -> pd.Series | None:
+    """Which cells of a column are text starting with a formula character (None: a column of
+    numbers, dates or booleans, never formulas: -3 is a number)."""
+    return _text_test(values, "startswith", FORMULA_START)
 
 
 def formula_cells(frame: pd.DataFrame) -> tuple[int, list[str]]:
@@ -137,5 +145,19 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-__all__ = ["FORMULA_START", "csv_safe", "formula_cells", "is_formula", "json_text",
+def csv_quoting(frame: pd.DataFrame) -> dict[str, int]:
+    """The ``to_csv`` options that keep every cell of ``frame`` in its row: Python's CSV writer
+    quotes a cell holding a line feed but not one holding only a carriage return, which every
+    reader (a spreadsheet, pandas) takes for the end of the row; when some text cell or column
+    name holds one, every text cell is quoted (``csv.QUOTE_NONNUMERIC``)."""
+    if any("\r" in str(c) for c in frame.columns):
+        return {"quoting": csv.QUOTE_NONNUMERIC}
+    for c in frame.columns:
+        mask = _text_test(frame[c], "contains", "\r")
+        if mask is not None and mask.any():
+            return {"quoting": csv.QUOTE_NONNUMERIC}
+    return {}
+
+
+__all__ = ["FORMULA_START", "csv_quoting", "csv_safe", "formula_cells", "is_formula", "json_text",
            "markdown_fence", "markdown_text", "visible"]

@@ -317,7 +317,7 @@ def test_lack_of_memory_names_the_step_the_sizes_and_what_to_do(files: dict[str,
     text = " ".join(result.output.split())
     assert text.startswith("Error: out of memory during singling out on original: orig.csv "
                            "(120 records"), text
-    assert "leave singling out out (--family with the other families)" in text
+    assert "run the report without singling out (--family naming the other families)" in text
     assert "fewer rows" in text and "more memory" in text
     assert "Traceback" not in result.output
 

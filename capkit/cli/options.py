@@ -271,12 +271,12 @@ def memory_message(exc: MemoryError, ctx: click.Context | None) -> str:
     step, family = _step(exc)
     fixes = []
     if family is not None and ctx is not None and "families" in ctx.params:
-        fixes.append(f"leave {family} out (--family with the other families)")
-    fixes += ["run it on fewer rows (a random sample of the records of each file, e.g. "
-              "100,000)", "fewer keys, targets or columns" if family is None else
-              f"fewer keys or targets for {step}", "or a machine with more memory"]
-    return (f"out of memory during {step} on {_sizes(ctx)}: " + "; ".join(fixes[:-1])
-            + f"; {fixes[-1]}")
+        fixes.append(f"run the report without {family} (--family naming the other families)")
+    fixes += ["on fewer rows (a random sample of the records of each file, e.g. 100,000)",
+              "with fewer keys, targets or columns", "or on a machine with more memory"]
+    if not fixes[0].startswith("run"):
+        fixes[0] = "run it " + fixes[0]
+    return (f"out of memory during {step} on {_sizes(ctx)}. To finish: " + "; ".join(fixes))
 
 
 def record_sizes(lines: Sequence[str]) -> None:

@@ -156,6 +156,12 @@ def test_output_through_a_symbolic_link_writes_the_file_it_names(files: dict[str
     assert [p.name for p in target.parent.iterdir()] == ["cap.txt"]  # no temporary file left
 
 
+def test_output_to_a_device_is_written_directly(files: dict[str, Path]) -> None:
+    """``-o /dev/null`` (or ``/dev/stdout``) still works: no temporary file beside a device."""
+    result = run(args("cap", files, "-o", os.devnull))
+    assert result.exit_code == 0, result.output
+
+
 #: File size limit of the "full disk" runs: the old outputs fit, the new ones do not.
 LIMIT = 3000
 

@@ -189,7 +189,15 @@ def replacing(path: Path, option: str) -> Iterator[Path]:
     permissions the file has (or a new file would get) and rename it over ``path``
     (:func:`os.replace`, atomic on one file system). On any error or interruption the
     temporary file is removed and ``path`` is left as it was; a failed write (a full disk, no
-    permission) is a :class:`CapkitError` naming the option and the file."""
+    permission) is a :class:`CapkitError` naming the option and the file. A path that is not a
+    regular file (``/dev/stdout``, ``/dev/null``, a named pipe) is written to directly."""
+    if path.exists() and not path.is_file():  # a device or a pipe: nothing to keep whole
+        try:
+            yield path
+        except OSError as exc:
+            raise CapkitError(f"cannot write {option} {str(path)!r}: "
+                              f"{exc.strerror or exc}") from exc
+        return
     target = Path(os.path.realpath(path))
     existed = target.exists()
     left = "the file is left as it was" if existed else "nothing was written"

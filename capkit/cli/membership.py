@@ -122,6 +122,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
         if reference is not None:
             paths["reference"] = reference
         frames, lines, changes = _read(paths, column_list, na_values, sep)
+        opts.record_sizes(lines)
         if not quiet:
             for change in changes:
                 click.echo(visible(f"Aligned: {change}"), err=True)

@@ -190,7 +190,8 @@ def replacing(path: Path, option: str) -> Iterator[Path]:
     (:func:`os.replace`, atomic on one file system). On any error or interruption the
     temporary file is removed and ``path`` is left as it was; a failed write (a full disk, no
     permission) is a :class:`CapkitError` naming the option and the file. A path that is not a
-    regular file (``/dev/stdout``, ``/dev/null``, a named pipe) is written to directly."""
+    regular file (``/dev/stdout``, ``/dev/null``, a named pipe), and a writable file in a
+    folder where no new file can be made, are written to directly."""
     if path.exists() and not path.is_file():  # a device or a pipe: nothing to keep whole
         try:
             yield path
@@ -200,6 +201,14 @@ def replacing(path: Path, option: str) -> Iterator[Path]:
         return
     target = Path(os.path.realpath(path))
     existed = target.exists()
+    if existed and not os.access(target.parent, os.W_OK) and os.access(target, os.W_OK):
+        # a writable file in a folder that takes no new file: written in place, as before
+        try:
+            yield target
+        except OSError as exc:
+            raise CapkitError(f"cannot write {option} {str(path)!r}: "
+                              f"{exc.strerror or exc}") from exc
+        return
     left = "the file is left as it was" if existed else "nothing was written"
     part: Path | None = None
     try:

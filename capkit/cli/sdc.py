@@ -88,6 +88,9 @@ def sdc(original: Path, synthetic: Path, output: Path, keys: str,
         nas = na_values.split(",")
         orig = read_table(original, None, role="original", na_values=nas, sep=sep).frame
         syn = read_table(synthetic, None, role="synthetic", na_values=nas, sep=sep).frame
+        opts.record_sizes([f"original: {original.name} ({len(orig):,} records, "
+                           f"{orig.shape[1]} columns)",
+                           f"synthetic: {synthetic.name} ({len(syn):,} records)"])
         result = treat(syn, orig, key_list, rm_replicated_uniques=rm_replicated_uniques,
                      rm_uniques_in_original=rm_uniques_in_original, bottom_code=bottoms,
                      top_code=tops, recode_exclude=excluded)

@@ -309,6 +309,24 @@ def test_pandas_index_stored_in_parquet_is_not_a_column(tmp_path: Path) -> None:
     assert list(pd.read_parquet(out).columns) == ["a", "b", "c", "d"]
 
 
+def test_under_an_address_space_limit_parquet_is_read_with_the_system_allocator(
+        tmp_path: Path) -> None:
+    """pyarrow's jemalloc reserves address space ahead; under ``ulimit -v`` a read whose
+    reservation fails waits forever (seen on a million rows under 2 GB) instead of raising
+    MemoryError. With a limit, capkit's reader switches pyarrow to the system allocator."""
+    path = tmp_path / "o.parquet"
+    frame().to_parquet(path)
+    code = ("import resource, pyarrow as pa; from capkit.data import io; "
+            "limit = 16 * 2**30; resource.setrlimit(resource.RLIMIT_AS, (limit, limit)); "
+            f"io.read_table({str(path)!r}, ['a']); print(pa.default_memory_pool().backend_name)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(Path(capkit.__file__).parents[1]),
+                               os.environ.get("PYTHONPATH", "")])})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "system"
+
+
 def test_lack_of_memory_names_the_step_the_sizes_and_what_to_do(files: dict[str, Path],
                                                                 monkeypatch) -> None:  # noqa: ANN001
     so = importlib.import_module("capkit.attacks.singling_out")  # the module, not the function

@@ -85,6 +85,9 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; Ctrl-C ends it with status :data:`INTERRUPTED` (click's own
         handling exits with 1)."""
+        from capkit.data.arrow import arrow_allocator
+
+        arrow_allocator()  # before pandas imports pyarrow, and the second process starts
         from capkit.report.safe import visible  # after --help: the report's modules are not light
 
         shown = warnings.showwarning

@@ -173,25 +173,9 @@ def _read_csv(path: Path, role: str, columns: list[str], na_values: Sequence[str
     return frame
 
 
-def _arrow_allocator() -> None:
-    """Under a limit on the address space (``ulimit -v``), have pyarrow allocate with the
-    system's allocator: its default, jemalloc, reserves address space ahead, and when that
-    fails under the limit the read waits forever instead of raising MemoryError."""
-    try:
-        import resource
-    except ImportError:  # no such limit on this system
-        return
-    import pyarrow as pa
-
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY and pa.default_memory_pool().backend_name != "system":
-        pa.set_memory_pool(pa.system_memory_pool())
-
-
 def _parquet_schema(path: Path, role: str):  # noqa: ANN202 - pyarrow.Schema
     import pyarrow.parquet as pq
 
-    _arrow_allocator()
     try:
         return pq.read_schema(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
@@ -242,7 +226,6 @@ def check_not_nested(nested: dict[str, str], wanted: Sequence[str], label: str,
 def _read_parquet(path: Path, role: str, columns: list[str]) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
-    _arrow_allocator()
     try:
         table = pq.read_table(path, columns=columns)
     except MemoryError:

@@ -119,7 +119,7 @@ def _scripts(bash: str) -> list[str]:
 
 @pytest.mark.skipif(not _have_sd2011(), reason="SD2011 data not available (set CAPKIT_DATA "
                     "to a folder with SD2011.rda)")
-@pytest.mark.parametrize("name", ["README.md", "own-data.md"])
+@pytest.mark.parametrize("name", ["README.md", "own-data.md", "safe-outputs.md"])
 def test_printed_output_is_what_the_commands_print(name: str, scratch: tuple[Path, set[str]],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Run the page's scripts and commands in a scratch folder; every checked text block is

@@ -127,8 +127,8 @@ def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na
         target_list = opts.split(targets, "--targets")
         chosen = _attackers(attackers)
         halves = parse_halves(link)
-        opts.check_output(output, "--output")
-        opts.check_output(plot_path, "--plot", (".png", ".svg"))
+        opts.check_outputs([*files, holdout], ("--output", output, None),
+                           ("--plot", plot_path, (".png", ".svg")))
         opts.check_holdout(holdout, "pandas")
         inputs = load_inputs(original, synthetic, key_list, target_list, na_values.split(","),
                              sep=sep, holdout=holdout,

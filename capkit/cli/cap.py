@@ -155,9 +155,11 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
               help="Write the CAP of every original record to this CSV file: one column "
                    "cap_<target>_syn<j> per target and synthesis, a probability in [0, 1], "
                    "empty where the record's key is absent from synthetic file j.")
+@opts.ESCAPE_FORMULAS
 def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_values: str,
         sep: str | None, allow_disjoint_levels: bool, engine: str, quiet: bool, targets: str,
-        dropna: bool, holdout: Path | None, records: Path | None) -> None:
+        dropna: bool, holdout: Path | None, records: Path | None,
+        escape_formulas: bool) -> None:
     """Baillargeon & Charest's CAP of SYNTHETIC file(s) made from the ORIGINAL file.
 
     For each target and synthesis, in percent: the average CAP version 1 (Definition 2: over
@@ -173,8 +175,8 @@ def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_va
         original, synthetic = opts.original_and_synthetic(files)
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
-        opts.check_output(output, "--output")
-        opts.check_output(records, "--records", (".csv",))
+        opts.check_outputs([*files, holdout], ("--output", output, None),
+                           ("--records", records, (".csv",)))
         if records is not None and engine != "pandas":
             raise CapkitError("--records needs --engine pandas: the other engines count "
                               "without bringing records back to Python")
@@ -191,7 +193,7 @@ def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_va
         text = render(report, fmt)
         opts.emit(text, output)
         if records is not None:
-            result.records.to_csv(records, index=False)
+            opts.write_csv(result.records, records, "--records", escape_formulas)
 
     opts.run_reporting_errors(body)
 

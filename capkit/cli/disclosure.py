@@ -196,8 +196,8 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
         original, synthetic = opts.original_and_synthetic(files)
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
-        opts.check_output(output, "--output")
-        opts.check_output(plot_path, "--plot", (".png", ".svg"))
+        opts.check_outputs([*files, holdout], ("--output", output, None),
+                           ("--plot", plot_path, (".png", ".svg")))
         t1 = _thresholds(thresh_1way, "--thresh-1way")
         t2 = _thresholds(thresh_2way, "--thresh-2way")
         not_lev = dict(opts.pairs(not_targetlev, "--not-targetlev"))

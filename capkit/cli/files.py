@@ -141,11 +141,12 @@ def _check_same_columns(synthetic: list[Path], headers: list[list[str]]) -> None
 
 
 def _default_targets(synthetic_columns: Sequence[str], original_columns: Sequence[str],
-                     keys: list[str]) -> list[str]:
-    """Every synthetic column that is not a key and is in the original (when its columns are
-    known: ``original_columns`` empty means unknown)."""
+                     keys: list[str], nested: Sequence[str] = ()) -> list[str]:
+    """Every synthetic column that is not a key, nor ``nested`` (lists, structures), and is in
+    the original (when its columns are known: ``original_columns`` empty means unknown)."""
     targets = [c for c in synthetic_columns
-               if c not in keys and (not original_columns or c in original_columns)]
+               if c not in keys and c not in nested
+               and (not original_columns or c in original_columns)]
     if not targets:
         raise CapkitError("no target: the synthetic files have no column besides the keys "
                           "that is also in the original file; give --targets")
@@ -221,13 +222,20 @@ def load_inputs(
     explicit = targets is not None
     orig_header = io.read_columns(original, "original", sep) if (
         targets is None or all_columns) and io.exists(original) else []
+    # columns of lists or structures: not read unless named (read_table refuses them then)
+    lists = {*io.nested_columns(synthetic[0], "synthetic"),
+             *(io.nested_columns(original, "original") if io.exists(original) else {})} \
+        if targets is None or all_columns else set()
     if targets is None:
-        targets = _default_targets(headers[0], orig_header, keys)
+        targets = _default_targets(headers[0], orig_header, keys, sorted(lists))
     roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
     extra = [c for c in dict.fromkeys(extra_columns) if c not in {*keys, *targets}]
     needed = keys + targets + extra
+    nested = [c for c in dict.fromkeys([*orig_header, *headers[0]])
+              if c in lists and c not in needed]
     if all_columns:
-        needed += [c for c in orig_header if c not in needed and c not in exclude]
+        needed += [c for c in orig_header
+                   if c not in needed and c not in exclude and c not in nested]
     orig_file = io.read_table(original, needed, role="original", na_values=na_values,
                               column_roles=roles, sep=sep)
     # an identifier of the original that the synthetic files lack: synthesisers drop it
@@ -280,6 +288,10 @@ def load_inputs(
             "the holdout file", whole), holdout.name, warnings)
         held = None if keep is None else held.iloc[keep]
     notes = _extra_column_note(headers[0], orig_file.columns)
+    if nested:
+        notes.append(f"column{'s' if len(nested) > 1 else ''} {', '.join(map(repr, nested))} "
+                     f"hold{'' if len(nested) > 1 else 's'} several values per record (a nested "
+                     "Parquet type): left out")
     if dropped:
         many = len(dropped) > 1
         notes.append(f"{'columns' if many else 'column'} {', '.join(dropped)} of the original "
@@ -407,12 +419,19 @@ def load_engine_inputs(
         _check_same_columns(synthetic, headers)
         explicit = targets is not None
         if targets is None:
-            targets = _default_targets(headers[0], orig_header, keys)
+            targets = _default_targets(
+                headers[0], orig_header, keys,
+                [str(c) for c, t in zip(syn_rels[0].columns, syn_rels[0].types, strict=True)
+                 if getattr(t, "id", "") in ("list", "struct", "map", "union", "array")])
         roles = {**{k: "key" for k in keys}, **{t: "target" for t in targets}}
-        for role, path, header in [("original", original, orig_header),
-                                   *[("synthetic", p, h) for p, h in
-                                     zip(synthetic, headers, strict=True)]]:
+        for role, path, header, rel in [("original", original, orig_header, orig_rel),
+                                        *[("synthetic", p, h, r) for p, h, r in
+                                          zip(synthetic, headers, syn_rels, strict=True)]]:
             io.check_columns(header, keys + targets, f"{role} file {path.name!r}", roles)
+            io.check_not_nested(
+                {str(c): str(t) for c, t in zip(rel.columns, rel.types, strict=True)
+                 if getattr(t, "id", "") in ("list", "struct", "map", "union", "array")},
+                keys + targets, f"{role} file {path.name!r}", roles)
         n, present, distinct, levels, missing = _file_stats(orig_rel, "original", keys,
                                                             targets)
         orig_label = f"original file {original.name!r}"

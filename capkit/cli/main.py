@@ -7,11 +7,15 @@ A command's module is imported when that command runs (``capkit --help`` and ``c
 do not pay for scikit-learn, which ``attack`` and ``report`` need): click's lazily loaded
 subcommands. Every problem with the inputs is reported as ``Error: <message>`` with a non-zero
 exit code, before anything is written: results are computed in full first, files written last.
+An interrupted command (Ctrl-C) exits with status 130 (128 + SIGINT, the shell's convention),
+its outputs left as they were (:func:`capkit.cli.options.replacing`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -38,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
             "remove replicated uniques or uniques found in the original, cap numbers; write the "
             "result to --output and print what was removed."),
 }
+
+
+#: Exit status of a command interrupted by Ctrl-C: 128 + SIGINT, as the shell sets it.
+INTERRUPTED = 130
 
 
 #: Bytes of the first file times bytes of the others from which ``capkit report`` starts its
@@ -73,6 +81,31 @@ class _Group(click.Group):
         ctx = super().make_context(info_name, args, parent=parent, **extra)
         ctx.meta["capkit.argv"] = raw
         return ctx
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; Ctrl-C ends it with status :data:`INTERRUPTED` (click's own
+        handling exits with 1)."""
+        from capkit.data.arrow import arrow_allocator
+
+        arrow_allocator()  # before pandas imports pyarrow, and the second process starts
+        from capkit.report.safe import visible  # after --help: the report's modules are not light
+
+        shown = warnings.showwarning
+
+        def escaped(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
+            # a library's warning may quote a name or value: its control characters escaped
+            text = visible(warnings.formatwarning(message, category, filename, lineno, line),
+                           lines=True)
+            (file or sys.stderr).write(text)
+
+        warnings.showwarning = escaped
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\nInterrupted: no output file is left half-written.", err=True)
+            raise click.exceptions.Exit(INTERRUPTED) from None
+        finally:
+            warnings.showwarning = shown
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -19,6 +19,7 @@ from capkit.membership_inference import ATTACKS, exposed_members, summary
 from capkit.plots.membership import membership_roc
 from capkit.report import render
 from capkit.report.membership import membership_report
+from capkit.report.safe import visible
 
 
 def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
@@ -114,16 +115,17 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
                               f"{', '.join(ATTACKS)}")
         if exposed_by not in chosen:
             raise CapkitError(f"--exposed-by {exposed_by!r} is not among the attacks run")
-        opts.check_output(output, "--output")
-        opts.check_output(plot_path, "--plot", (".png", ".svg"))
+        opts.check_outputs([*files, holdout, reference], ("--output", output, None),
+                           ("--plot", plot_path, (".png", ".svg")))
         column_list = opts.split(columns, "--columns")
         paths = {"members": members_path, "synthetic": synthetic_path, "holdout": holdout}
         if reference is not None:
             paths["reference"] = reference
         frames, lines, changes = _read(paths, column_list, na_values, sep)
+        opts.record_sizes(lines)
         if not quiet:
             for change in changes:
-                click.echo(f"Aligned: {change}", err=True)
+                click.echo(visible(f"Aligned: {change}"), err=True)
         with opts.measure_warnings(quiet):
             table, per_record = summary(
                 frames["members"], frames["holdout"], frames["synthetic"],

@@ -25,6 +25,7 @@ from capkit.data.io import read_table
 from capkit.errors import CapkitError
 from capkit.report import Picture, render
 from capkit.report.custodian import TOP_RECORDS, custodian_report
+from capkit.report.safe import visible
 
 #: Exit status when a --fail-on level was reached.
 FAIL_STATUS = 2
@@ -136,6 +137,7 @@ def pictures(result: Audit) -> list[Picture]:
 @click.option("--no-sweep", is_flag=True,
               help="Leave out the worst key combinations (the k-key sweep; measured with the "
                    "synthpop measures family).")
+@opts.ESCAPE_FORMULAS
 @opts.FORMAT
 @opts.OUTPUT
 @opts.NA_VALUES
@@ -146,7 +148,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
            families: tuple[str, ...], records_path: Path | None, show_values: bool,
            treated_path: Path | None, weights: str | None, no_exposure: bool, sweep_size: int,
-           no_sweep: bool, fmt: str,
+           no_sweep: bool, escape_formulas: bool, fmt: str,
            output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
            quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
@@ -171,8 +173,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             synthetic = [*synthetic, treated_path]
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
-        opts.check_output(output, "--output")
-        opts.check_output(records_path, "--records", (".csv",))
+        opts.check_outputs([*files, holdout_path, treated_path],
+                           ("--output", output, None), ("--records", records_path, (".csv",)))
         opts.check_holdout(holdout_path, "pandas")
         inputs = load_inputs(original, synthetic, key_list or [], target_list,
                              na_values.split(","), sep=sep, holdout=holdout_path,
@@ -198,7 +200,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:
-                click.echo(f"Warning: {w}", err=True)
+                click.echo(visible(f"Warning: {w}", lines=True), err=True)
         drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
         pair = None if treated_path is None else (
             *result.syntheses, before_after(result, *result.syntheses))
@@ -207,8 +209,9 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                                        drawn, pair), fmt)
         opts.emit(text, output)
         if records_path is not None:
-            at_risk.masked(result.records_at_risk, result.keys, show=show_values).to_csv(
-                records_path, index=False)
+            opts.write_csv(at_risk.masked(result.records_at_risk, result.keys,
+                                          show=show_values), records_path, "--records",
+                           escape_formulas)
         if fail_on is not None:
             worst = LEVELS.index(fail_on)
             reached.extend(f.verdict for f in result.findings

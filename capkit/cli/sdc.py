@@ -12,6 +12,7 @@ import click
 from capkit.cli import options as opts
 from capkit.data.io import read_table
 from capkit.errors import CapkitError
+from capkit.report.safe import csv_quoting, formula_cells, visible
 from capkit.synth.sdc import SdcResult
 from capkit.synth.sdc import sdc as treat
 
@@ -79,9 +80,7 @@ def sdc(original: Path, synthetic: Path, output: Path, keys: str,
 
     def body() -> None:
         key_list = opts.split(keys, "--keys") or []
-        opts.check_output(output, "--output", WRITERS)
-        if output.resolve() == synthetic.resolve() or output.resolve() == original.resolve():
-            raise CapkitError("--output must be a new file, not one of the inputs")
+        opts.check_outputs([original, synthetic], ("--output", output, WRITERS))
         tops, bottoms = _codes(top_code, "--top-code"), _codes(bottom_code, "--bottom-code")
         excluded: dict[str, list[float]] = {}
         for column, value in _codes(recode_exclude, "--recode-exclude").items():
@@ -89,13 +88,25 @@ def sdc(original: Path, synthetic: Path, output: Path, keys: str,
         nas = na_values.split(",")
         orig = read_table(original, None, role="original", na_values=nas, sep=sep).frame
         syn = read_table(synthetic, None, role="synthetic", na_values=nas, sep=sep).frame
+        opts.record_sizes([f"original: {original.name} ({len(orig):,} records, "
+                           f"{orig.shape[1]} columns)",
+                           f"synthetic: {synthetic.name} ({len(syn):,} records)"])
         result = treat(syn, orig, key_list, rm_replicated_uniques=rm_replicated_uniques,
                      rm_uniques_in_original=rm_uniques_in_original, bottom_code=bottoms,
                      top_code=tops, recode_exclude=excluded)
-        if output.suffix.lower() == ".parquet":
-            result.data.to_parquet(output, index=False)
-        else:
-            result.data.to_csv(output, index=False)
-        click.echo(summary(result, len(syn), key_list), nl=False)
+        with opts.replacing(output, "--output") as part:
+            if output.suffix.lower() == ".parquet":
+                result.data.to_parquet(part, index=False)
+            else:
+                result.data.to_csv(part, index=False, **csv_quoting(result.data))
+        click.echo(visible(summary(result, len(syn), key_list), lines=True), nl=False)
+        formulas, columns = formula_cells(result.data)
+        if formulas:  # the treated file is data: kept as it was, but the user is told
+            click.echo(visible(
+                f"Warning: {formulas} cell{'s' if formulas > 1 else ''} of {output.name} (in "
+                f"{', '.join(repr(c) for c in columns)}) begin with =, +, -, @, a tab or a "
+                "carriage return: a spreadsheet opening the file may run them as formulas "
+                "(CSV injection). capkit keeps the data as it was; import the file as text, "
+                "or quote those cells, before opening it in a spreadsheet."), err=True)
 
     opts.run_reporting_errors(body)

@@ -8,7 +8,11 @@ pandas / pyarrow / pyreadr traceback:
 * an empty file (0 bytes, or a header and no rows);
 * duplicated column names (checked on the raw header, before pandas renames them ``a.1``);
 * a requested column that the file does not have;
+* a requested Parquet column of a nested type (a list, a structure, a map: values that are not
+  single values, which no measure can count or compare): :func:`nested_columns`;
 * a file too large for memory even when reading only the needed columns.
+
+The index that pandas stores in a Parquet file (``__index_level_0__``) is not a column.
 
 Only the requested columns are parsed: ``usecols`` for CSV, a column projection for Parquet
 (the other columns are never decoded). R files are read whole by pyreadr (the format has no
@@ -169,13 +173,54 @@ def _read_csv(path: Path, role: str, columns: list[str], na_values: Sequence[str
     return frame
 
 
-def _parquet_header(path: Path, role: str) -> list[str]:
+def _parquet_schema(path: Path, role: str):  # noqa: ANN202 - pyarrow.Schema
     import pyarrow.parquet as pq
 
     try:
-        return list(pq.read_schema(path).names)
+        return pq.read_schema(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise CapkitError(f"{role} file {str(path)!r} cannot be read as Parquet: {exc}") from exc
+
+
+def _pandas_index(schema) -> set[str]:  # noqa: ANN001 - pyarrow.Schema
+    """The columns that hold the index pandas stored with the frame (not data)."""
+    meta = schema.pandas_metadata or {}
+    return {c for c in meta.get("index_columns", []) if isinstance(c, str)}
+
+
+def _parquet_header(path: Path, role: str) -> list[str]:
+    schema = _parquet_schema(path, role)
+    index = _pandas_index(schema)
+    return [n for n in schema.names if n not in index]
+
+
+def nested_columns(path: str | Path, role: str = "data") -> dict[str, str]:
+    """The columns of a Parquet file (the first a glob matches) whose values are not single
+    values, name -> type (a list, a structure, a map, a union); empty for other formats."""
+    import pyarrow as pa
+
+    p = expand(path, role)[0]
+    if file_format(p) != "parquet" or not p.is_file():
+        return {}
+    schema = _parquet_schema(p, role)
+    return {f.name: str(f.type) for f in schema
+            if pa.types.is_nested(f.type) and f.name not in _pandas_index(schema)}
+
+
+def check_not_nested(nested: dict[str, str], wanted: Sequence[str], label: str,
+                     column_roles: dict[str, str] | None = None) -> None:
+    """Raise a :class:`CapkitError` naming the first column of ``wanted`` of a nested type
+    (``nested``: :func:`nested_columns`)."""
+    roles = column_roles or {}
+    for column in wanted:
+        if column in nested:
+            what = roles.get(column, "column")
+            what = what if what == "column" else f"{what} column"
+            raise CapkitError(
+                f"{what} {column!r} of {label} holds {nested[column]} values (a nested Parquet "
+                "type: several values per record), which no measure can count or compare; "
+                "leave it out (--keys, --targets, --columns) or store it as columns of single "
+                "values")
 
 
 def _read_parquet(path: Path, role: str, columns: list[str]) -> pd.DataFrame:
@@ -308,7 +353,8 @@ def read_table(
     ------
     CapkitError
         For a missing, unreadable, empty or unknown-format file, duplicated column names, a
-        requested column the file lacks, or a file too large for memory.
+        requested column the file lacks or of a nested Parquet type, or a file too large for
+        memory.
     """
     if is_glob(path):
         return _read_glob(path, columns, role=role, na_values=na_values,
@@ -330,6 +376,9 @@ def read_table(
                           "rename them so that each column has one name")
     wanted = list(header) if columns is None else list(columns)
     check_columns(header, wanted, f"{role} file {p.name!r}", column_roles)
+    if fmt == "parquet":
+        check_not_nested(nested_columns(p, role), wanted, f"{role} file {p.name!r}",
+                         column_roles)
     try:
         if fmt == "csv":
             frame = _read_csv(p, role, wanted, na_values, sep)

@@ -1,16 +1,24 @@
 """HTML rendering of a :class:`capkit.report.Report`: one self-contained page.
 
 No external resource: the CSS is inline and the figure is embedded as a base64 SVG data URI, so
-the page can be mailed, archived or opened offline. Every text is HTML-escaped.
+the page can be mailed, archived or opened offline. Every text is HTML-escaped, its control
+characters shown as escapes (:func:`capkit.report.safe.visible`).
 """
 
 from __future__ import annotations
 
 import base64
 import re
-from html import escape
+from html import escape as _html_escape
 
 from capkit.report.model import Picture, Report, Table, formatted
+from capkit.report.safe import visible
+
+
+def escape(text: object) -> str:
+    """A text for the page: its control characters shown as escapes, then HTML-escaped."""
+    return _html_escape(visible(text))
+
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -114,6 +122,7 @@ def _pictures(pictures: list[Picture]) -> list[str]:
         svg = _METADATA.sub("", _PROLOGUE.sub("", picture.svg.decode("utf-8"), count=1),
                             count=1)
         svg = _IDS.sub(lambda m, j=j: f"{m.group(1)}picture{j}-", svg)
+        svg = visible(svg, lines=True)  # a name's control characters, in its labels' comments
         caption = escape(picture.caption)
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{caption}"', 1)
         out.append(f'<figure class="picture">\n{svg.strip()}\n<figcaption>{caption}'

@@ -10,6 +10,7 @@ import pandas as pd
 
 from capkit.errors import CapkitError
 from capkit.report.model import Report, Table
+from capkit.report.safe import json_text
 
 
 def _value(v: object) -> object:
@@ -69,4 +70,5 @@ def render_json(report: Report) -> str:
         if name in payload:
             raise CapkitError(f"report entry {name!r} would replace the JSON key of that name")
         payload[name] = _plain(value)
-    return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # json.dumps escapes the C0 controls; json_text the other characters that act on a terminal
+    return json_text(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"

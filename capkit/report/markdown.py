@@ -1,12 +1,18 @@
-"""Markdown rendering of a :class:`capkit.report.Report` (pipe tables)."""
+"""Markdown rendering of a :class:`capkit.report.Report` (pipe tables).
+
+Every text is escaped (:func:`capkit.report.safe.markdown_text`): a name or value renders as
+itself, never as HTML, a link, an image or a table cell of its own; the command is in a fenced
+block that it cannot close.
+"""
 
 from __future__ import annotations
 
 from capkit.report.model import Report, Table, formatted
+from capkit.report.safe import markdown_fence, markdown_text, visible
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text, block=False)
 
 
 def table_markdown(table: Table) -> str:
@@ -27,21 +33,24 @@ def table_markdown(table: Table) -> str:
 
 def render_markdown(report: Report) -> str:
     """The report as markdown."""
-    out = [f"# {report.title}", ""]
+    md = markdown_text
+    out = [f"# {md(report.title)}", ""]
     for section in report.sections:
-        out += [f"## {section.title}", ""]
+        out += [f"## {md(section.title)}", ""]
         for paragraph in section.paragraphs:
-            out += [paragraph, ""]
+            out += [md(paragraph), ""]
         for item in section.items:
-            out.append(f"- {item}")
+            out.append(f"- {md(item)}")
         if section.items:
             out.append("")
         for table in section.tables:
-            out += [f"**{table.title}**", "", table_markdown(table), ""]
+            out += [f"**{md(table.title, block=False)}**", "", table_markdown(table), ""]
             if table.note:
-                out += [f"_{table.note}_", ""]
+                out += [f"_{md(table.note, block=False)}_", ""]
     if report.inputs:
-        out += ["## Inputs", ""] + [f"- {line}" for line in report.inputs] + [""]
-    out += ["## Produced by", "", "```", report.command, "```", "",
-            ", ".join(f"{k} {v}" for k, v in report.versions.items()), ""]
+        out += ["## Inputs", ""] + [f"- {md(line)}" for line in report.inputs] + [""]
+    command = visible(report.command)
+    fence = markdown_fence(command)
+    out += ["## Produced by", "", fence, command, fence, "",
+            md(", ".join(f"{k} {v}" for k, v in report.versions.items())), ""]
     return "\n".join(out)

@@ -1,18 +1,24 @@
-"""Plain-text rendering of a :class:`capkit.report.Report` (for the terminal)."""
+"""Plain-text rendering of a :class:`capkit.report.Report` (for the terminal).
+
+Every text is shown with its control characters escaped (:func:`capkit.report.safe.visible`):
+a name or value can neither move the cursor, clear the screen nor start a line of its own.
+"""
 
 from __future__ import annotations
 
 import textwrap
 
 from capkit.report.model import Report, Table, formatted
+from capkit.report.safe import visible
 
 
 def table_text(table: Table) -> str:
     """A table as aligned columns of text, numbers right-aligned."""
     cells = formatted(table.frame, table.digits)
     header = table.headers()
-    rows = [list(r) for r in cells.itertuples(index=False)]
-    index = list(cells.index) if table.index else None
+    header = [visible(h) for h in header]
+    rows = [[visible(v) for v in r] for r in cells.itertuples(index=False)]
+    index = [visible(i) for i in cells.index] if table.index else None
     columns = [header] if index is None else [[""] + header]
     body = rows if index is None else [[i, *r] for i, r in zip(index, rows, strict=True)]
     grid = columns + body
@@ -30,14 +36,17 @@ def table_text(table: Table) -> str:
 
 def _wrap(text: str, **indents: str) -> list[str]:
     """Lines of at most 96 characters, never breaking an option such as --no-target-na."""
-    return textwrap.wrap(text, 96, break_on_hyphens=False, break_long_words=False, **indents)
+    return textwrap.wrap(visible(text.replace("\n", " ")), 96, break_on_hyphens=False,
+                         break_long_words=False, **indents)
 
 
 def render_text(report: Report) -> str:
     """The report as plain text."""
-    out = [report.title, "=" * len(report.title), ""]
+    title = visible(report.title)
+    out = [title, "=" * len(title), ""]
     for section in report.sections:
-        out += [section.title, "-" * len(section.title)]
+        heading = visible(section.title)
+        out += [heading, "-" * len(heading)]
         for paragraph in section.paragraphs:
             out += _wrap(paragraph) + [""]
         for item in section.items:
@@ -45,12 +54,12 @@ def render_text(report: Report) -> str:
         if section.items:
             out.append("")
         for table in section.tables:
-            out += [table.title, table_text(table)]
+            out += [visible(table.title), table_text(table)]
             if table.note:
                 out += _wrap(table.note)
             out.append("")
     if report.inputs:
-        out += ["Inputs", "------", *report.inputs, ""]
-    out += ["Produced by", "-----------", report.command,
-            ", ".join(f"{k} {v}" for k, v in report.versions.items()), ""]
+        out += ["Inputs", "------", *(visible(line) for line in report.inputs), ""]
+    out += ["Produced by", "-----------", visible(report.command),
+            visible(", ".join(f"{k} {v}" for k, v in report.versions.items())), ""]
     return "\n".join(out)

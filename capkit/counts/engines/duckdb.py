@@ -8,7 +8,9 @@ Hand-written SQL through DuckDB's relational API: the whole job is one ``GROUP B
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from typing import Any
 
@@ -34,17 +36,44 @@ def quote(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
+#: process id -> the private folder its DuckDB connections spill to (made on first use).
+_SPILL: dict[int, str] = {}
+
+
+def _remove_spill(pid: int) -> None:
+    """Remove the spill folder of process ``pid``, if this is that process (a forked child
+    inherits the parent's exit handlers, not its folder)."""
+    folder = _SPILL.get(pid)
+    if folder is not None and os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
+        _SPILL.pop(pid, None)
+
+
+def spill_folder() -> str:
+    """This process's private folder for DuckDB's spilled data: a new folder under the system
+    temporary folder made by :func:`tempfile.mkdtemp` (mode 700, a name no other user can
+    take beforehand), removed when the process exits."""
+    pid = os.getpid()
+    folder = _SPILL.get(pid)
+    if folder is None or not os.path.isdir(folder):
+        folder = tempfile.mkdtemp(prefix=f"capkit_duckdb_{pid}_")
+        _SPILL[pid] = folder
+        atexit.register(_remove_spill, pid)
+    return folder
+
+
 def connect(config: dict[str, Any] | None = None) -> Any:
     """A fresh in-memory DuckDB connection set up for large aggregations.
 
-    Spilled data goes to the system temporary folder (never the working directory); insertion
-    order is not kept (it is not needed and costs memory). ``config`` overrides DuckDB settings,
-    e.g. ``{"memory_limit": "8GB", "threads": 2}``.
+    Spilled data goes to a private folder of this process under the system temporary folder
+    (:func:`spill_folder`, never the working directory, never a folder another user made);
+    insertion order is not kept (it is not needed and costs memory). ``config`` overrides
+    DuckDB settings, e.g. ``{"memory_limit": "8GB", "threads": 2}``.
     """
     duckdb = require("duckdb")
     settings: dict[str, Any] = {
         "preserve_insertion_order": False,
-        "temp_directory": os.path.join(tempfile.gettempdir(), f"capkit_duckdb_{os.getpid()}"),
+        "temp_directory": spill_folder(),
     }
     settings.update(config or {})
     return duckdb.connect(":memory:", config=settings)

@@ -14,5 +14,6 @@ from capkit.utility.gen import gen
 from capkit.utility.propensity import propensity_pmse
 from capkit.utility.result import UtilityResult
 from capkit.utility.tab import tab
+from capkit.utility.tables import compare, tables
 
-__all__ = ["UtilityResult", "gen", "propensity_pmse", "tab"]
+__all__ = ["UtilityResult", "compare", "gen", "propensity_pmse", "tab", "tables"]

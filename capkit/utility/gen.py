@@ -94,9 +94,7 @@ def prepare(original: pd.DataFrame, frames: list[pd.DataFrame], names: list[str]
         data0 = data.copy()
         allsyn = {v: np.concatenate([s[v].to_numpy() for s in syns]) for v in numvars}
         for v in numvars:
-            # synthpop with m = 1 hands group_num the whole cont.na list, so no code is kept
-            # apart (a quirk, reproduced by compat="synthpop"); with m > 1, the column's codes
-            use = () if (compat == "synthpop" and len(syns) == 1) else codes.get(v, ())
+            use = codes.get(v, ())
             for s in syns:
                 xsyn = s[v].to_numpy() if len(syns) == 1 else allsyn[v]
                 g1, g2 = group_num(data0[v].to_numpy(), s[v].to_numpy(), xsyn, ngroups,

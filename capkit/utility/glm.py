@@ -127,7 +127,8 @@ def fit_logit(X: np.ndarray, y: np.ndarray, maxit: int = 200, epsilon: float = 1
     coef = np.zeros(len(keep))
     converged = False
     it = 0
-    for it in range(1, maxit + 1):
+    while it < maxit:
+        it += 1
         mu_eta = _mu_eta(eta)
         var = mu * (1.0 - mu)
         z = eta + (y - mu) / mu_eta

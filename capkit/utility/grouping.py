@@ -82,9 +82,9 @@ def cut_labels(breaks: np.ndarray, dig_lab: int = 8) -> list[str]:
     text: list[str] = []
     for dig in range(dig_lab, max(12, dig_lab) + 1):
         text = _format_g(breaks + 0.0, dig)
-        if all(a != b for a, b in zip(text[:-1], text[1:])):
+        if all(a != b for a, b in zip(text[:-1], text[1:], strict=False)):
             break
-    labels = [f"[{a},{b})" for a, b in zip(text[:-1], text[1:])]
+    labels = [f"[{a},{b})" for a, b in zip(text[:-1], text[1:], strict=False)]
     labels[-1] = labels[-1][:-1] + "]"
     return labels
 
@@ -125,7 +125,7 @@ def group_num(x1: np.ndarray, x2: np.ndarray, xsyn: np.ndarray, n: int = 5,
         out = np.full(len(x), -1, dtype=np.int64)
         ok = usable(x)
         out[ok] = cut_codes(x[ok], breaks)
-        for c, label in zip(codes_arr, code_labels):
+        for c, label in zip(codes_arr, code_labels, strict=False):
             out[x == c] = levels.index(label)
         return pd.Categorical.from_codes(out, categories=levels)
 

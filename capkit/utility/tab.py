@@ -105,7 +105,7 @@ def code_variable(original: pd.DataFrame, frames: list[pd.DataFrame], name: str,
         if na_o or any(na_s):
             nlev = [len(lv) for lv in levels]
             o_codes = np.where(o_codes < 0, nlev[0], o_codes)
-            s_codes = [np.where(c < 0, n, c) for c, n in zip(s_codes, nlev)]
+            s_codes = [np.where(c < 0, n, c) for c, n in zip(s_codes, nlev, strict=False)]
             levels = [lv + ["NA"] for lv in levels]
     return Coded(o_codes, s_codes, levels)
 
@@ -160,7 +160,8 @@ def _cells(coded: Sequence[Coded], i: int) -> tuple[np.ndarray, np.ndarray, np.n
     flat_s = np.zeros(len(coded[0].syntheses[i]), dtype=np.int64)
     keep_o = np.ones(n_o, dtype=bool)
     keep_s = np.ones(len(flat_s), dtype=bool)
-    for c, size in zip(reversed(coded), reversed(sizes)):  # the first variable varies fastest
+    # R's table: the first variable varies fastest
+    for c, size in zip(reversed(coded), reversed(sizes), strict=True):
         keep_o &= c.original >= 0
         keep_s &= c.syntheses[i] >= 0
         flat_o = flat_o * size + np.maximum(c.original, 0)
@@ -181,7 +182,7 @@ def _long(coded: Sequence[Coded], names: list[str], i: int, cell: np.ndarray,
     for size in sizes:
         rest, code = np.divmod(rest, size)
         parts.append(code)
-    for c, name, code in zip(coded, names, parts):
+    for c, name, code in zip(coded, names, parts, strict=False):
         out[name] = pd.Categorical.from_codes(code, categories=c.levels[i])
     out.update(values)
     return pd.DataFrame(out)

@@ -3,7 +3,7 @@
 
 Raab, Nowok & Dibben, "Assessing, visualizing and improving the utility of synthetic data"
 (2021), section 4, and synthpop 1.9-2's ``utility.tables`` and ``compare``: the statistics of
-:func:`capkit.utility.tab` for every combination of the variables, averaged over the
+:func:`capkit.utility.one_table` for every combination of the variables, averaged over the
 syntheses; the ``nworst`` tables with the largest ``plot_stat``; each variable's mean
 ``plot_stat`` over the tables that contain it (``var_scores``). Each variable is grouped and
 coded once and reused by every table it is in (its coding does not depend on the others).
@@ -20,8 +20,8 @@ import pandas as pd
 
 from capkit.errors import CapkitError
 from capkit.utility import inputs
+from capkit.utility.one_table import TAB_STATS, code_variable, sparse_warning, tab_from_coded
 from capkit.utility.result import UtilityResult
-from capkit.utility.tab import TAB_STATS, code_variable, sparse_warning, tab_from_coded
 
 #: compare()'s "all" (utility.tab's statistics without dfG).
 COMPARE_STATS = TAB_STATS[:-1]

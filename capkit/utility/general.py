@@ -198,7 +198,7 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         Synthetic share taken as 0.5 and one more degree of freedom (syntheses of k = n
         records).
     ngroups
-        Group numeric variables first (as :func:`capkit.utility.tab` does).
+        Group numeric variables first (as :func:`capkit.utility.one_table` does).
     cont_na
         {column: [codes]}: codes of a numeric column that mean "missing": an indicator column
         each, the value set to 0.

@@ -29,6 +29,9 @@ def propensity_pmse(scores: np.ndarray, is_synthetic: np.ndarray,
                     share: float | None = None) -> float:
     """pMSE of fitted propensity scores: ``sum((p - c)^2) / N``.
 
+    This is the one formula every pMSE of capkit uses (synthpop's ``utility.gen``, SDNist's
+    propensity pMSE); the model that gives the scores is the caller's.
+
     Parameters
     ----------
     scores
@@ -38,9 +41,6 @@ def propensity_pmse(scores: np.ndarray, is_synthetic: np.ndarray,
     share
         c; the synthetic share ``sum(is_synthetic) / N`` when not given (synthpop's ``k.syn``
         uses 0.5).
-
-    This is the one formula every pMSE of capkit uses (synthpop's ``utility.gen``, SDNist's
-    propensity pMSE); the model that gives the scores is the caller's.
     """
     p = np.asarray(scores, dtype=float)
     t = np.asarray(is_synthetic, dtype=bool)

@@ -24,7 +24,8 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import lstsq, solve_triangular
+from scipy.linalg import lapack, solve_triangular
+from threadpoolctl import threadpool_limits
 
 from capkit.errors import CapkitError
 
@@ -94,6 +95,20 @@ def _forward(L: np.ndarray, b: np.ndarray) -> np.ndarray:
     return solve_triangular(L, b, lower=True, check_finite=False)
 
 
+def _least_squares(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """argmin |A x - b| by Householder QR (LAPACK dgeqrf / dormqr, as R's dqrls), A of full
+    column rank. One BLAS thread: on a shared machine a tall-thin QR is many times slower
+    with threads competing for the cores."""
+    p = A.shape[1]
+    with threadpool_limits(limits=1, user_api="blas"):
+        qr, tau, _, info = lapack.dgeqrf(A)
+        lwork = int(lapack.dormqr("L", "T", qr, tau, b[:, None], -1)[1][0])
+        qtb, _, info2 = lapack.dormqr("L", "T", qr, tau, b[:, None], max(lwork, 1))
+    if info != 0 or info2 != 0:
+        raise CapkitError(f"least squares failed in the logit fit (LAPACK info {info}, {info2})")
+    return solve_triangular(qr[:p, :p], qtb[:p, 0], check_finite=False)
+
+
 def _linkinv(eta: np.ndarray) -> np.ndarray:
     tmp = np.where(eta < MTHRESH, EPS, np.where(eta > THRESH, INVEPS, np.exp(eta)))
     return tmp / (1.0 + tmp)
@@ -133,7 +148,7 @@ def fit_logit(X: np.ndarray, y: np.ndarray, maxit: int = 200, epsilon: float = 1
         var = mu * (1.0 - mu)
         z = eta + (y - mu) / mu_eta
         w = np.sqrt(mu_eta ** 2 / var)
-        start = lstsq(Xk * w[:, None], z * w, lapack_driver="gelsy", check_finite=False)[0]
+        start = _least_squares(Xk * w[:, None], z * w)
         eta_new = Xk @ start
         mu_new = _linkinv(eta_new)
         dev = _deviance(y, mu_new)

@@ -80,6 +80,8 @@ def test_gen(case: str, cid: str) -> None:
     got = utility.gen(syn, orig, seed=7, compat="synthpop" if pairs else None, **kw)
     for stat in GEN_STATS:
         _close(got[stat], want[stat], f"{cid} {stat}")
+    if not np.isnan(got.S_pMSE).all():  # S_pMSE is pMSE over the null mean it reports
+        np.testing.assert_allclose(got.pMSE / got.null_pMSE_mean, got.S_pMSE, rtol=1e-12)
     method = want["resamp.method"]
     if method == "perm":
         for j, null in enumerate(got.null):

@@ -212,6 +212,8 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
     UtilityResult
         ``pMSE S_pMSE SPECKS S_SPECKS PO50 S_PO50 U S_U`` (one value per synthesis), ``df``
         (logit), ``nnosplits``, ``null`` (the simulated null values with their mean and sd),
+        ``null_pMSE_mean`` and ``null_pMSE_sd`` (per synthesis: the null distribution's mean,
+        by which S_pMSE divides, and its sd; NaN with ``resamp_method="none"``),
         ``scores``, ``fits``, ``excluded`` (single-valued columns), ``separated`` (per
         synthesis: the model puts every record on its own side, so pMSE is at its maximum
         c(1 - c)^2 + (1 - c)c^2 = c(1 - c): the files are told apart perfectly; this is the
@@ -257,6 +259,7 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
     res: dict[str, list] = {k: [] for k in keys}
     s_vals = {f"S_{k}": [np.nan] * m for k in keys}
     scores, fits, separated, nulls, nnosplits = [], [], [], [], []
+    null_mean, null_sd = np.full(m, np.nan), np.full(m, np.nan)
     df = np.nan
     for j, syn in enumerate(syns):
         run = model.run(syn, data)
@@ -270,6 +273,8 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         if resamp_method is None:  # logit: the expectation
             expect = run["km1"] * (1 - run["cc"]) ** 2 * run["cc"] / len(run["t"])
             s_vals["S_pMSE"][j] = run["pMSE"] / expect
+            # Snoke et al. (2018): pMSE / ((1 - c)^2 c / N) ~ chi-square on k - 1 df
+            null_mean[j], null_sd[j] = expect, expect * np.sqrt(2.0 / run["km1"])
         elif resamp_method == "perm":
             sim = np.empty(int(nperms))
             for i in range(int(nperms)):
@@ -279,6 +284,7 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
                 sim[i] = np.sum((score - run["cc"]) ** 2) / len(t) / 2
             nulls.append({"simpMSE": sim, "mean": float(sim.mean()),
                           "sd": float(sim.std(ddof=1)) if len(sim) > 1 else np.nan})
+            null_mean[j], null_sd[j] = nulls[-1]["mean"], nulls[-1]["sd"]
             nnosplits.append([int((sim < 1e-8).sum()), len(sim)])
             s_vals["S_pMSE"][j] = run["pMSE"] / sim.mean()
     if resamp_method == "pairs":
@@ -295,6 +301,13 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
             mean = float(np.mean(sims[null_of[k]]))
             s_vals[f"S_{k}"] = list(np.asarray(res[k]) * 2 / mean)
         nulls.append({f"sim{k}": np.asarray(sims[null_of[k]]) for k in keys})
+        for k in keys:
+            nulls[0][f"mean_{k}"] = float(np.mean(sims[null_of[k]]))
+            nulls[0][f"sd_{k}"] = float(np.std(sims[null_of[k]], ddof=1)) \
+                if len(sims[k]) > 1 else np.nan
+        # the pairs compare two syntheses, so their pMSE is twice a synthesis' null (synthpop)
+        null_mean[:] = nulls[0]["mean_pMSE"] / 2
+        null_sd[:] = nulls[0]["sd_pMSE"] / 2
         nnosplits = [[int((np.asarray(sims["pMSE"]) < 1e-8).sum()), len(sims["pMSE"])]]
     warnings = []
     if excluded:
@@ -309,6 +322,7 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
     out.update(m=m, method=method, tree_method=tree_method, resamp_method=resamp_method,
                maxorder=maxorder, vars=[v for v in names if v not in excluded], k_syn=k_syn,
                ngroups=ngroups, nperms=nperms, df=df, nnosplits=nnosplits, null=nulls,
+               null_pMSE_mean=null_mean, null_pMSE_sd=null_sd,
                scores=scores, fits=fits, excluded=excluded,
                separated=np.asarray(separated), warnings=warnings)
     return out

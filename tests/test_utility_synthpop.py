@@ -188,6 +188,13 @@ def test_tables_and_compare(case: str, cid: str) -> None:
         assert list(got.tab_utility.columns) == list(r_tab.columns)
         for col in r_tab.columns:
             _close(got.tab_utility[col].to_numpy(), r_tab[col].to_list(), f"{cid} {col}")
+        # the frequency tables: R's hist(breaks = 20) bins of numbers, levels of factors
+        assert list(got.tables) == list(want["tables"])
+        for var, table in want["tables"].items():
+            ours = got.tables[var]
+            assert list(ours.columns) == ["NA" if c is None else c for c in table["col_names"]]
+            np.testing.assert_allclose(ours.to_numpy(), np.array(table["rows"], dtype=float),
+                                       rtol=1e-12)  # count x 100 / n, as R computes it
 
 
 ORACLE = SHARED_ORACLE / "synthpop_utility"

@@ -20,6 +20,7 @@ import pandas as pd
 
 from capkit.errors import CapkitError
 from capkit.utility import inputs
+from capkit.utility.frequencies import frequency_tables
 from capkit.utility.one_table import TAB_STATS, code_variable, sparse_warning, tab_from_coded
 from capkit.utility.result import UtilityResult
 
@@ -157,15 +158,16 @@ def compare(synthetic: Any, original: pd.DataFrame, *, vars: Sequence[str] | Non
             utility_for_plot: str | None = "S_pMSE", stat: str = "percents",
             cont_na: Mapping[str, Any] | None = None, compat: str | None = None
             ) -> UtilityResult:
-    """The utility part of synthpop's ``compare(synthetic, original, ...)``: ``utility.tab`` of
-    each variable alone.
+    """synthpop's ``compare(synthetic, original, ...)`` without its plots: ``utility.tab`` of
+    each variable alone, and each variable's frequency table.
 
     Returns
     -------
     UtilityResult
         ``tab_utility`` (DataFrame indexed by variable; the ``utility_stats`` columns, then
-        ``utility_for_plot`` when it is not among them; means over the syntheses), ``vars``,
-        ``stat``.
+        ``utility_for_plot`` when it is not among them; means over the syntheses), ``tables``
+        ({variable: DataFrame}: rows observed / synthetic, columns the levels or histogram
+        bins, see :mod:`capkit.utility.frequencies`), ``vars``, ``stat``.
     """
     inputs.check_compat(compat)
     stats = _stats(utility_stats, COMPARE_STATS, "utility_stats", ("pMSE", "S_pMSE", "df"))
@@ -187,4 +189,6 @@ def compare(synthetic: Any, original: pd.DataFrame, *, vars: Sequence[str] | Non
         res = tab_from_coded([c], [v], len(frames), False, keep_tables=False)
         rows.append([float(np.mean(res[s])) for s in stats])
     tab_utility = pd.DataFrame(rows, index=pd.Index(names, name="variable"), columns=stats)
-    return UtilityResult(tab_utility=tab_utility, vars=names, stat=stat, m=len(frames))
+    tabs = frequency_tables(original, frames, names, codes, stat)
+    return UtilityResult(tab_utility=tab_utility, tables=tabs, vars=names, stat=stat,
+                         m=len(frames))

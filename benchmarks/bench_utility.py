@@ -14,6 +14,10 @@ Cases (best of 3 after a warm-up that compiles the numba tree kernel):
 * ``utility.tables`` one-way (14 tables) and two-way (91 tables) with every statistic:
   target < 2 s for both together.
 
+With ``--sd2011``: every recorded call of ``reference/synthpop_utility/sd2011_m1`` replayed,
+next to synthpop 1.9-2's own time for it (``elapsed_s`` in the reference, R 4.2.2 on the
+machine that made the oracle: another machine and load, so a rough comparison).
+
 Run: ``CAPKIT_DATA=/folder/with/the/data .venv/bin/python benchmarks/bench_utility.py``
 """
 
@@ -47,11 +51,32 @@ def adult_pair():
     return adult, syn
 
 
+def sd2011_calls() -> None:
+    """synthpop's recorded calls on SD2011 (m = 1): capkit's time beside R's."""
+    from capkit.papers.raab_nowok_dibben import utility_vignette
+
+    folder = ROOT / "reference" / "synthpop_utility" / "sd2011_m1"
+    original, syntheses, recorded = utility_vignette.load_case(folder)
+    print(f"{'call':40s} {'R (s)':>8s} {'capkit (s)':>10s}")
+    for call_id, rec in recorded["calls"].items():
+        if rec["error"] is not None or "ctree" in rec["call"]:
+            continue
+        function, obj, kwargs = utility_vignette.call_arguments(recorded, call_id)
+        run = getattr(utility, function)
+        t, _ = timed(lambda: run(syntheses[obj], original, **kwargs), 1)  # noqa: B023
+        print(f"{call_id:40s} {rec['elapsed_s']:8.2f} {t:10.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--perm", action="store_true", help="also time 50 permutations")
+    parser.add_argument("--sd2011", action="store_true",
+                        help="only synthpop's recorded SD2011 calls, beside R's times")
     args = parser.parse_args()
+    if args.sd2011:
+        sd2011_calls()
+        return
     orig, syn = adult_pair()
     print(f"Adult: {orig.shape[0]} original x {orig.shape[1]} variables, {len(syn)} synthetic")
     utility.gen(syn.head(2000), orig.head(2000), resamp_method="none")  # compile the kernel

@@ -37,8 +37,9 @@ SHORT_NAMES: dict[str, str] = {
 }
 
 #: Modules that sit at the top of the package.
-MODULES = ("attacks", "audit", "cap", "cli", "control", "counts", "data", "disclosure",
-           "distance", "papers", "plots", "report", "reproduce", "sdmetrics", "synth")
+MODULES = ("anonymity", "attacks", "audit", "cap", "cli", "control", "counts", "data",
+           "disclosure", "distance", "membership_inference", "papers", "plots", "priveval",
+           "report", "reproduce", "sdmetrics", "sdnist", "synth", "syntheval", "utility")
 
 
 class ShortNameFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

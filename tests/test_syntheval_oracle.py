@@ -207,14 +207,39 @@ def test_where_syntheval_fails_capkit_says_why() -> None:
     se, syn = _face("bootnoise", False)
     with pytest.raises(CapkitError, match="mia needs holdout"):
         se.evaluate(syn, mia={})
-    with pytest.raises(CapkitError, match="names no sensitive variable"):
+    with pytest.warns(UserWarning, match="names the analysis target"):
         se.evaluate(syn, analysis_target="income", att_discl={})
-    with pytest.raises(CapkitError, match="euclid"):
-        SynthEval(se.real, cat_cols=data.CAT_COLS, nn_distance="euclid")
+    expected = recorded["bootnoise__att_discl__string_target"]["result"]
+    assert set(se.raw_results["att_discl"]) == set(expected)
+    assert all(math.isnan(v) for v in se.raw_results["att_discl"].values())
+    with pytest.raises(CapkitError, match="'incomes', not a column"):
+        se.evaluate(syn, analysis_target="incomes", dcr={})
+    with pytest.raises(CapkitError, match="EXPERIMENTAL_gower"):
+        SynthEval(se.real, cat_cols=data.CAT_COLS, nn_distance="EXPERIMENTAL_gower")
+    with_holdout, _ = _face("bootnoise", True)
+    euclid = SynthEval(se.real, holdout_dataframe=with_holdout.hold_out, cat_cols=data.CAT_COLS,
+                       nn_distance="euclid")
+    with pytest.raises(CapkitError, match="eps_risk with nn_distance='euclid' and a holdout"):
+        euclid.evaluate(syn, eps_risk={})
     with pytest.raises(CapkitError, match="unknown metric keyword 'ks_test'"):
         se.evaluate(syn, ks_test={})
     with pytest.raises(CapkitError, match="unknown option 'n_resamples'"):
         se.evaluate(syn, nnaa={"n_resamples": 3})
+
+
+@needs_adult
+@pytest.mark.parametrize("case", data.CASES)
+def test_euclid_equals_syntheval(case: str) -> None:
+    """``nn_distance='euclid'``: every output of the recorded Euclidean variants (dcr, nndr,
+    nnaa with the holdout; eps_risk without, as SynthEval fails with one)."""
+    tables = data.tables()
+    for metric, holdout in (("dcr", True), ("nndr", True), ("nnaa", True),
+                            ("eps_risk", False)):
+        se = SynthEval(tables["real"], holdout_dataframe=tables["holdout"] if holdout else None,
+                       cat_cols=data.CAT_COLS, nn_distance="euclid")
+        se.evaluate(tables[case], seed=0, **{metric: {}})
+        key = f"{case}__{metric}__euclid" + ("" if holdout else "__noholdout")
+        _check(se.raw_results[metric], data.value(cases()[key]["result"]), key)
 
 
 @needs_adult

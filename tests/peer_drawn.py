@@ -9,6 +9,7 @@ is never imported by capkit or the tests.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import math
 from pathlib import Path
@@ -52,3 +53,23 @@ def close(got: float, expected: float, rel: float) -> bool:
     if math.isnan(expected):
         return math.isnan(got)
     return got == expected or abs(got - expected) <= rel * max(1.0, abs(expected))
+
+
+def argpartition_fingerprint() -> str:
+    """The k-smallest indices numpy's ``argpartition`` picks among tied float64 values (kth = 4,
+    as scikit-learn's brute k-NN search with 5 neighbours calls it), hashed. It names the tie
+    behaviour of this machine's numpy, which depends on its version and CPU dispatch
+    (x86-simd-sort's AVX-512 or AVX2 kernels, or the generic introselect); the peer-case
+    generator records the same fingerprint beside the numbers it stores."""
+    picks = []
+    for n, levels in ((64, 3), (200, 4), (1000, 5)):
+        values = (np.arange(n) * 7 % levels).astype(np.float64)
+        picks.append(sorted(int(i) for i in np.argpartition(values, 4)[:5]))
+    return hashlib.sha256(json.dumps(picks).encode()).hexdigest()[:16]
+
+
+#: Why a k-NN number of SDMetrics may have no stored value for this machine.
+KNN_DISPATCH = ("SDMetrics' CategoricalKNN (and every Ensemble with its attacker) breaks "
+                "neighbour ties with numpy's argpartition, whose choice among tied records "
+                "depends on numpy's version and CPU dispatch (x86-simd-sort on AVX-512 or AVX2, "
+                "introselect otherwise): SDMetrics itself gives other numbers on such machines")

@@ -2,6 +2,11 @@
 
     python scripts/peer_cases/peer_cases.py syntheval [--seeds 1 2 3 ...]
     python scripts/peer_cases/peer_cases.py sdmetrics [--seeds ...]
+    python scripts/peer_cases/peer_cases.py sdmetrics-oracle-knn --oracle DIR
+
+(the last re-runs the k-NN calls of the shipped SDMetrics oracle, ``reference/sdmetrics``, under
+every numpy CPU dispatch, into ``reference/sdmetrics/knn_dispatch.json``; DIR holds the oracle's
+``members.csv.gz``, ``synthetic.csv.gz`` and ``results.json``).
 
 Each peer is installed, at the version capkit's face reproduces, in its own cached virtual
 environment ``$CAPKIT_PEERS_DIR/<peer>`` (default ``build/peers/<peer>``; made once with
@@ -33,6 +38,11 @@ PEERS = {
 }
 KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "lightgbm", "scipy",
                 "domias", "anonymeter", "pycanon", "torch"}
+#: numpy CPU dispatches each run is repeated under (``NPY_DISABLE_CPU_FEATURES``): SDMetrics'
+#: k-NN breaks neighbour ties with numpy's argpartition, whose answer on ties depends on it
+#: (x86-simd-sort on AVX-512 or AVX2, generic introselect otherwise). On a CPU without a
+#: feature the setting changes nothing; the drivers record the dispatch they got.
+DISPATCH = {"sdmetrics": ["", "AVX512_ICL X86_V4", "AVX512_ICL X86_V4 X86_V3"]}
 DEFAULT_SEEDS = {"syntheval": list(range(1, 11)), "sdmetrics": list(range(1, 9))}
 
 
@@ -53,16 +63,30 @@ def environment(peer: str) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("peer", choices=sorted(PEERS))
+    parser.add_argument("peer", choices=[*sorted(PEERS), "sdmetrics-oracle-knn"])
     parser.add_argument("--seeds", type=int, nargs="+", default=None)
+    parser.add_argument("--oracle", type=Path, default=None)
     args = parser.parse_args()
+    if args.peer == "sdmetrics-oracle-knn":
+        if args.oracle is None:
+            parser.error("sdmetrics-oracle-knn needs --oracle DIR")
+        python = environment("sdmetrics")
+        for disabled in DISPATCH["sdmetrics"]:
+            env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": disabled}
+            subprocess.run([str(python), str(HERE / "drive_sdmetrics_oracle_knn.py"),
+                            "--oracle", str(args.oracle.resolve()), "--out",
+                            str(ROOT / "reference" / "sdmetrics")], check=True, env=env)
+        return
     seeds = args.seeds or DEFAULT_SEEDS[args.peer]
     python = environment(args.peer)
     out = ROOT / "reference" / args.peer / "drawn"
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as scratch:  # peers write files to the working dir
-        subprocess.run([str(python), str(HERE / f"drive_{args.peer}.py"), "--out", str(out),
-                        "--seeds", *map(str, seeds)], check=True, cwd=scratch)
+    for disabled in DISPATCH.get(args.peer, [""]):
+        env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": disabled}
+        with tempfile.TemporaryDirectory() as scratch:  # peers write files to the working dir
+            subprocess.run([str(python), str(HERE / f"drive_{args.peer}.py"), "--out",
+                            str(out), "--seeds", *map(str, seeds)], check=True, cwd=scratch,
+                           env=env)
     versions = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                               capture_output=True, text=True).stdout.split()
     pinned = [v for v in versions if v.split("==")[0].lower().replace("_", "-") in KEY_PACKAGES]

@@ -2,6 +2,7 @@
 
     python scripts/peer_cases/peer_cases.py syntheval [--seeds 1 2 3 ...]
     python scripts/peer_cases/peer_cases.py sdmetrics [--seeds ...]
+    python scripts/peer_cases/peer_cases.py domias [--seeds ...]
     python scripts/peer_cases/peer_cases.py sdmetrics-oracle-knn --oracle DIR
 
 (the last re-runs the k-NN calls of the shipped SDMetrics oracle, ``reference/sdmetrics``, under
@@ -35,6 +36,8 @@ ROOT = HERE.parents[1]
 PEERS = {
     "syntheval": ["syntheval==1.7.3", "lightgbm==4.7.0", "scikit-learn==1.9.1"],
     "sdmetrics": ["sdmetrics==0.32.0", "scikit-learn==1.9.1", "numpy==2.4.6"],
+    # torch first, at the CPU build this machine keeps on disk (a plain "torch" pulls CUDA)
+    "domias": ["torch==2.13.0", "domias==0.0.5", "numpy==2.4.6", "scipy==1.17.1"],
 }
 KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "lightgbm", "scipy",
                 "domias", "anonymeter", "pycanon", "torch"}
@@ -43,7 +46,8 @@ KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "li
 #: (x86-simd-sort on AVX-512 or AVX2, generic introselect otherwise). On a CPU without a
 #: feature the setting changes nothing; the drivers record the dispatch they got.
 DISPATCH = {"sdmetrics": ["", "AVX512_ICL X86_V4", "AVX512_ICL X86_V4 X86_V3"]}
-DEFAULT_SEEDS = {"syntheval": list(range(1, 11)), "sdmetrics": list(range(1, 9))}
+DEFAULT_SEEDS = {"syntheval": list(range(1, 11)), "sdmetrics": list(range(1, 9)),
+                 "domias": list(range(1, 9))}
 
 
 def environment(peer: str) -> Path:

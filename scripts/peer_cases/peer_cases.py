@@ -3,6 +3,7 @@
     python scripts/peer_cases/peer_cases.py syntheval [--seeds 1 2 3 ...]
     python scripts/peer_cases/peer_cases.py sdmetrics [--seeds ...]
     python scripts/peer_cases/peer_cases.py domias [--seeds ...]
+    python scripts/peer_cases/peer_cases.py pycanon [--seeds ...]
     python scripts/peer_cases/peer_cases.py sdmetrics-oracle-knn --oracle DIR
 
 (the last re-runs the k-NN calls of the shipped SDMetrics oracle, ``reference/sdmetrics``, under
@@ -38,6 +39,7 @@ PEERS = {
     "sdmetrics": ["sdmetrics==0.32.0", "scikit-learn==1.9.1", "numpy==2.4.6"],
     # torch first, at the CPU build this machine keeps on disk (a plain "torch" pulls CUDA)
     "domias": ["torch==2.13.0", "domias==0.0.5", "numpy==2.4.6", "scipy==1.17.1"],
+    "pycanon": ["pycanon==1.3.6", "numpy==2.0.2", "pandas==2.3.3", "scipy==1.15.3"],
 }
 KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "lightgbm", "scipy",
                 "domias", "anonymeter", "pycanon", "torch"}
@@ -47,7 +49,7 @@ KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "li
 #: feature the setting changes nothing; the drivers record the dispatch they got.
 DISPATCH = {"sdmetrics": ["", "AVX512_ICL X86_V4", "AVX512_ICL X86_V4 X86_V3"]}
 DEFAULT_SEEDS = {"syntheval": list(range(1, 11)), "sdmetrics": list(range(1, 9)),
-                 "domias": list(range(1, 9))}
+                 "domias": list(range(1, 9)), "pycanon": list(range(1, 9))}
 
 
 def environment(peer: str) -> Path:
@@ -94,14 +96,18 @@ def main() -> None:
     versions = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                               capture_output=True, text=True).stdout.split()
     pinned = [v for v in versions if v.split("==")[0].lower().replace("_", "-") in KEY_PACKAGES]
+    dispatch = ("" if args.peer not in DISPATCH else ", once under each numpy CPU dispatch "
+                "(NPY_DISABLE_CPU_FEATURES = " + " / ".join(repr(d) for d in DISPATCH[args.peer])
+                + "), the numbers of each kept under its argpartition fingerprint")
     (out / "README.md").write_text(
         f"# {args.peer}: drawn cases\n\n"
         f"Made by `python scripts/peer_cases/peer_cases.py {args.peer} --seeds "
         f"{' '.join(map(str, seeds))}` ({date.today().isoformat()}; {', '.join(pinned)}, "
         f"Python {'.'.join(map(str, sys.version_info[:2]))}): random tables drawn by "
         "`scripts/peer_cases/draw.py`, the peer run on them by "
-        f"`scripts/peer_cases/drive_{args.peer}.py`; each file holds one case's inputs, the "
-        f"calls and the peer's outputs. Compared by `tests/test_peer_drawn_{args.peer}.py`.\n")
+        f"`scripts/peer_cases/drive_{args.peer}.py`{dispatch}; each file holds one case's "
+        f"inputs, the calls and the peer's outputs. Compared by "
+        f"`tests/test_peer_drawn_{args.peer}.py`.\n")
 
 
 if __name__ == "__main__":

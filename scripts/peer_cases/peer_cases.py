@@ -4,6 +4,7 @@
     python scripts/peer_cases/peer_cases.py sdmetrics [--seeds ...]
     python scripts/peer_cases/peer_cases.py domias [--seeds ...]
     python scripts/peer_cases/peer_cases.py pycanon [--seeds ...]
+    python scripts/peer_cases/peer_cases.py anonymeter [--seeds ...]
     python scripts/peer_cases/peer_cases.py sdmetrics-oracle-knn --oracle DIR
 
 (the last re-runs the k-NN calls of the shipped SDMetrics oracle, ``reference/sdmetrics``, under
@@ -40,6 +41,7 @@ PEERS = {
     # torch first, at the CPU build this machine keeps on disk (a plain "torch" pulls CUDA)
     "domias": ["torch==2.13.0", "domias==0.0.5", "numpy==2.4.6", "scipy==1.17.1"],
     "pycanon": ["pycanon==1.3.6", "numpy==2.0.2", "pandas==2.3.3", "scipy==1.15.3"],
+    "anonymeter": ["anonymeter==1.1.0", "numpy==1.26.4", "scipy==1.17.1"],
 }
 KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "lightgbm", "scipy",
                 "domias", "anonymeter", "pycanon", "torch"}
@@ -49,7 +51,8 @@ KEY_PACKAGES = {"syntheval", "sdmetrics", "scikit-learn", "numpy", "pandas", "li
 #: feature the setting changes nothing; the drivers record the dispatch they got.
 DISPATCH = {"sdmetrics": ["", "AVX512_ICL X86_V4", "AVX512_ICL X86_V4 X86_V3"]}
 DEFAULT_SEEDS = {"syntheval": list(range(1, 11)), "sdmetrics": list(range(1, 9)),
-                 "domias": list(range(1, 9)), "pycanon": list(range(1, 9))}
+                 "domias": list(range(1, 9)), "pycanon": list(range(1, 9)),
+                 "anonymeter": list(range(1, 7))}
 
 
 def environment(peer: str) -> Path:

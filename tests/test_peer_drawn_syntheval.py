@@ -7,12 +7,11 @@ environment after ``numpy.random.seed(s)`` with every privacy metric under both 
 (Gower and Euclid) and stores inputs and outputs under ``reference/syntheval/drawn/``. Every
 stored call is replayed here with ``seed=s``: every output must equal SynthEval's, the seeded
 ones (nnaa's resampling, att_discl's forests, which follow mia in the random stream) included.
-``mia`` is compared when LightGBM (SynthEval's classifier) is installed.
+``mia`` runs with SynthEval's LightGBM classifier (the default with ``compat=True``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
 
 import peer_drawn
@@ -21,7 +20,6 @@ import pytest
 from capkit.syntheval import AnalysisConfig, SynthEval
 
 CASES = peer_drawn.cases("syntheval")
-HAVE_LIGHTGBM = importlib.util.find_spec("lightgbm") is not None
 #: Outputs that are shares of records (exact rationals: equal to the bit).
 COUNTS = {("hit_rate", "hit rate"), ("eps_risk", "eps_risk"), ("eps_risk", "priv_loss")}
 #: Other outputs: means and standard errors of at most a few hundred per-record values in
@@ -40,10 +38,7 @@ def _replay(case: dict, call: dict) -> tuple[SynthEval, object]:
     se = SynthEval(real, holdout_dataframe=tables["holdout"] if call["holdout"] else None,
                    cat_cols=call["cat_cols"], nn_distance=call["nn_distance"],
                    missing_directive=call["missing_directive"], verbose=False)
-    metrics = {k: dict(v) for k, v in call["metrics"].items()}
-    if "mia" in metrics:
-        metrics["mia"]["classifier"] = ("lightgbm" if HAVE_LIGHTGBM
-                                        else "hist_gradient_boosting")
+    metrics = {k: dict(v) for k, v in call["metrics"].items()}  # mia: LightGBM, compat's
     target = call["target"]
     if isinstance(target, list):
         target = AnalysisConfig(dataset=se.real, target_vars="c1", sensitive_vars=target)
@@ -62,8 +57,6 @@ def test_capkit_equals_syntheval_on_drawn_case(path) -> None:
         se, table = _replay(case, call)
         assert set(se.raw_results) == set(call["raw"]), (i, call["printed"])
         for metric, expected in call["raw"].items():
-            if metric == "mia" and not HAVE_LIGHTGBM:
-                continue
             got = se.raw_results[metric]
             assert set(got) == set(expected), (i, metric)
             for key, value in expected.items():
@@ -79,8 +72,6 @@ def test_capkit_equals_syntheval_on_drawn_case(path) -> None:
         assert list(table["metric"]) == [r["metric"] for r in rows]
         for column in ("val", "err", "n_val", "n_err"):
             for got, row in zip(table[column], rows, strict=True):
-                if row["metric"].startswith("mia") and not HAVE_LIGHTGBM:
-                    continue
                 value = row[column]
                 want = float("nan") if value is None else peer_drawn.number(value)
                 assert peer_drawn.close(float(got), want, REL), (i, row["metric"], column)

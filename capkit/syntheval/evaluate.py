@@ -102,8 +102,10 @@ class SynthEval:
     verbose, enable_plots, console, timeout, show_warnings
         Accepted for compatibility; capkit prints and plots nothing and runs no timer.
     compat
-        True: SynthEval's choices, its bugs included (the same numbers). False: capkit's
-        corrected choices (``docs/syntheval-differences.md``).
+        True: SynthEval's choices, its bugs included (the same numbers; ``mia`` with
+        SynthEval's LightGBM classifier). False: capkit's corrected choices
+        (``docs/syntheval-differences.md``; ``mia`` with scikit-learn's histogram gradient
+        boosting unless ``mia={"classifier": ...}`` says otherwise).
     """
 
     def __init__(self, real_dataframe: pd.DataFrame, holdout_dataframe: pd.DataFrame | None = None,
@@ -254,7 +256,9 @@ class SynthEval:
                      .index(c) for c in self.categorical_columns]
             out = mia_classifier(real, syn, hold, cat_order=order,
                                  num_eval_iter=options.get("num_eval_iter", 5),
-                                 classifier=options.get("classifier", "hist_gradient_boosting"),
+                                 classifier=options.get(
+                                     "classifier",
+                                     "lightgbm" if self.compat else "hist_gradient_boosting"),
                                  seed=state)
             precision, recall = out["MIA precision"], out["MIA recall"]
             return out, [_row("mia_recall", recall, out["MIA recall se"], 1 - recall,

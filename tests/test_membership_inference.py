@@ -417,15 +417,56 @@ def test_no_nonmembers():
 
 
 def test_overlap_counted():
+    """Twins are scored (a note says how many and what chance predicts); "strict" refuses
+    any; a holdout that is the members is refused by default."""
     m, n, g, r = small_case()
     n2 = pd.concat([n, m.iloc[:3]], ignore_index=True)
     with pytest.raises(CapkitError, match="3 non-member record"):
-        scores(m, n2, g, r)
+        scores(m, n2, g, r, overlap="strict")
+    out = scores(m, n2, g, r, attacks=("dcr",))
+    assert len(out) == len(m) + len(n2)
+    note = [x for x in out.attrs["notes"] if "identical to a member" in x]
+    assert note and note[0].startswith("3 non-member record(s) of 33")
+    # scored as they are: a twin's score is its member's score
+    np.testing.assert_array_equal(out["dcr"].to_numpy()[len(m) + len(n):],
+                                  out["dcr"].to_numpy()[:3])
     r2 = pd.concat([r, n.iloc[:2]], ignore_index=True)
     with pytest.raises(CapkitError, match="2 scored non-member record"):
-        scores(m, n, g, r2)
+        scores(m, n, g, r2, overlap="strict")
+    assert any("a reference record" in x for x in scores(m, n, g, r2).attrs["notes"])
     out = scores(m, n2, g, r, overlap="allow", attacks=("dcr",))
     assert any("identical to a member" in note for note in out.attrs["notes"])
+
+
+@pytest.mark.parametrize("n_members_in", [30, 16])
+def test_holdout_that_is_the_members_is_refused(n_members_in):
+    """More than half of the holdout identical to a member, far above the members' own
+    duplicate rate (0 here): the holdout is the members. 16 of 30 is just past half."""
+    m, n, g, r = small_case()
+    holdout = pd.concat([m.iloc[:n_members_in], n.iloc[:30 - n_members_in]],
+                        ignore_index=True)
+    with pytest.raises(CapkitError, match="mostly those of the members"):
+        scores(m, holdout, g, r)
+    assert len(scores(m, holdout, g, r, overlap="allow", attacks=("dcr",))) == len(m) + 30
+
+
+def test_half_the_holdout_identical_is_scored():
+    """15 of 30 is not more than half: scored, with a note that it is more than chance."""
+    m, n, g, r = small_case()
+    holdout = pd.concat([m.iloc[:15], n.iloc[:15]], ignore_index=True)
+    out = scores(m, holdout, g, r, attacks=("dcr",))
+    assert any("more than chance" in x for x in out.attrs["notes"])
+
+
+def test_twins_of_coarse_data_are_scored():
+    """On two coarse columns nearly every record has a twin among the members, so a holdout
+    whose records nearly all equal a member is what chance predicts: scored, not refused."""
+    m, n, g, r = (f[CATEGORICAL] for f in small_case())
+    out = scores(m, n, g, r, attacks=("dcr",))
+    shared = [x for x in out.attrs["notes"] if "identical to a member" in x]
+    assert shared and "population twins" in shared[0]
+    share = int(shared[0].split()[0]) / len(n)
+    assert share > 0.5  # most of the holdout: refused only if beyond chance
 
 
 def test_bad_frames_and_options():
@@ -543,3 +584,34 @@ def test_knn_share_pruned_by_sums_equals_every_pair(k):
             value = sum(is_first[j] for j in less)
             value += (k - len(less)) * sum(is_first[j] for j in tied) / len(tied)
             assert got[i] == pytest.approx(value / k, abs=0, rel=1e-15)
+
+
+def _sd2011():
+    try:
+        from capkit.datasets import load_sd2011
+
+        return load_sd2011()
+    except (CapkitError, OSError):  # no data: the test skips
+        return None
+
+
+def test_sd2011_population_twins_are_scored():
+    """SD2011 holds two respondents with the same values on all 35 columns: one a member,
+    the other in the holdout, the holdout record is scored (DOMIAS 0.0.5 would score it too)
+    and the note counts it against the members' own duplicates."""
+    data = _sd2011()
+    if data is None:
+        pytest.skip("SD2011 data not available (set CAPKIT_DATA to a folder with SD2011.rda)")
+    twins = np.flatnonzero(data.duplicated(keep=False).to_numpy())
+    assert len(twins) == 2
+    rest = np.setdiff1d(np.arange(len(data)), twins)
+    order = np.random.default_rng(0).permutation(rest)
+    members = data.iloc[np.r_[twins[0], order[:150]]].reset_index(drop=True)
+    holdout = data.iloc[np.r_[twins[1], order[150:250]]].reset_index(drop=True)
+    synthetic = data.iloc[order[250:400]].reset_index(drop=True)
+    with pytest.raises(CapkitError, match="1 non-member record"):
+        scores(members, holdout, synthetic, attacks=("dcr",), overlap="strict")
+    out = scores(members, holdout, synthetic, attacks=("dcr",))
+    assert int(out["member"].sum()) == len(members)
+    assert any(note.startswith("1 non-member record(s) of") and "population twins" in note
+               for note in out.attrs["notes"])

@@ -78,3 +78,13 @@ def test_errors(files, args, message):
     result = run(files["members"], files["synthetic"], *args, "-q")
     assert result.exit_code != 0
     assert message in result.output, result.output
+
+
+def test_overlap_message_names_the_flag(files):
+    """A holdout that is the members: the CLI's message names its flag, not the argument."""
+    result = run(files["members"], files["synthetic"], "--holdout", str(files["members"]), "-q")
+    assert result.exit_code != 0
+    assert "--allow-overlap" in result.output and "overlap='allow'" not in result.output
+    allowed = run(files["members"], files["synthetic"], "--holdout", str(files["members"]),
+                  "--attacks", "dcr", "--allow-overlap", "-q")
+    assert allowed.exit_code == 0, allowed.output

@@ -280,3 +280,27 @@ def test_presets_run_their_privacy_entries(frames: tuple) -> None:
     assert list(table["metric"]) == ["nnaa", "priv_loss_nnaa", "hit_rate"]
     with pytest.raises(CapkitError, match="presets_file"):
         se.evaluate(syn, presets_file="everything")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_euclid_neighbours_are_scikit_learns(seed: int) -> None:
+    """capkit.syntheval.euclid.k_nearest against scikit-learn's NearestNeighbors as SynthEval
+    calls it (tree search, up to 15 columns): the same distances to the bit, with ties (values
+    on a grid), the table against itself (first neighbour dropped) and weights."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from capkit.syntheval import euclid
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, (60, 5)) / 3
+    b = np.round(rng.random((80, 5)), 1)
+    weights = rng.uniform(0.5, 3, 5)
+    for w in (None, weights):
+        params = {} if w is None else {"metric_params": {"w": w}}
+        for k in (1, 2):
+            nn = NearestNeighbors(n_neighbors=k + 1, **params).fit(b)
+            want = nn.kneighbors(a)[0][:, :k]
+            np.testing.assert_array_equal(euclid.k_nearest(a, b, k, weights=w), want)
+            own = NearestNeighbors(n_neighbors=k + 1, **params).fit(a).kneighbors(a)[0]
+            np.testing.assert_array_equal(euclid.k_nearest(a, a.copy(), k, weights=w),
+                                          own[:, 1:k + 1])

@@ -5,8 +5,8 @@ tables rebuilt from Adult (:mod:`syntheval_data`): the deterministic outputs (``
 ``hit_rate``, ``eps_risk``, ``nnaa`` without resampling) and the seeded ones whose draws capkit
 replays (``nnaa``'s resampled holdout loss, ``att_discl``'s forests) must equal SynthEval's to
 the last bit (asserted as |diff| <= 1e-12 and, for shares of records, equality); ``mia`` equals
-it with ``classifier='lightgbm'`` (when LightGBM is installed) and lies inside the spread over
-five seeds that the oracle recorded with capkit's default classifier.
+it with SynthEval's LightGBM (compat's default) and lies inside the spread over five seeds that
+the oracle recorded with scikit-learn's histogram gradient boosting.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def test_attribute_disclosure_equals_syntheval(case: str, variant: str, holdout:
 @pytest.mark.parametrize("case", data.CASES)
 def test_mia_inside_the_recorded_spread(case: str) -> None:
     se, syn = _face(case, True)
-    se.evaluate(syn, mia={"num_eval_iter": 5}, seed=0)
+    se.evaluate(syn, mia={"num_eval_iter": 5, "classifier": "hist_gradient_boosting"}, seed=0)
     spread = cases()[f"{case}__mia"]["seed_spread"]["keys"]
     for key in ("MIA precision", "MIA recall", "MIA macro F1"):
         low, high = float(spread[key]["min"]), float(spread[key]["max"])
@@ -138,10 +138,10 @@ def test_mia_inside_the_recorded_spread(case: str) -> None:
 
 @needs_adult
 @pytest.mark.parametrize("case", data.CASES)
-def test_mia_with_lightgbm_equals_syntheval(case: str) -> None:
-    pytest.importorskip("lightgbm")
+def test_mia_equals_syntheval(case: str) -> None:
+    """compat=True's default classifier is SynthEval's LightGBM: every output to the bit."""
     se, syn = _face(case, True)
-    se.evaluate(syn, mia={"num_eval_iter": 5, "classifier": "lightgbm"}, seed=0)
+    se.evaluate(syn, mia={"num_eval_iter": 5}, seed=0)
     _check(se.raw_results["mia"], data.value(cases()[f"{case}__mia"]["result"]), case)
 
 
@@ -207,14 +207,39 @@ def test_where_syntheval_fails_capkit_says_why() -> None:
     se, syn = _face("bootnoise", False)
     with pytest.raises(CapkitError, match="mia needs holdout"):
         se.evaluate(syn, mia={})
-    with pytest.raises(CapkitError, match="names no sensitive variable"):
+    with pytest.warns(UserWarning, match="names the analysis target"):
         se.evaluate(syn, analysis_target="income", att_discl={})
-    with pytest.raises(CapkitError, match="euclid"):
-        SynthEval(se.real, cat_cols=data.CAT_COLS, nn_distance="euclid")
+    expected = recorded["bootnoise__att_discl__string_target"]["result"]
+    assert set(se.raw_results["att_discl"]) == set(expected)
+    assert all(math.isnan(v) for v in se.raw_results["att_discl"].values())
+    with pytest.raises(CapkitError, match="'incomes', not a column"):
+        se.evaluate(syn, analysis_target="incomes", dcr={})
+    with pytest.raises(CapkitError, match="EXPERIMENTAL_gower"):
+        SynthEval(se.real, cat_cols=data.CAT_COLS, nn_distance="EXPERIMENTAL_gower")
+    with_holdout, _ = _face("bootnoise", True)
+    euclid = SynthEval(se.real, holdout_dataframe=with_holdout.hold_out, cat_cols=data.CAT_COLS,
+                       nn_distance="euclid")
+    with pytest.raises(CapkitError, match="eps_risk with nn_distance='euclid' and a holdout"):
+        euclid.evaluate(syn, eps_risk={})
     with pytest.raises(CapkitError, match="unknown metric keyword 'ks_test'"):
         se.evaluate(syn, ks_test={})
     with pytest.raises(CapkitError, match="unknown option 'n_resamples'"):
         se.evaluate(syn, nnaa={"n_resamples": 3})
+
+
+@needs_adult
+@pytest.mark.parametrize("case", data.CASES)
+def test_euclid_equals_syntheval(case: str) -> None:
+    """``nn_distance='euclid'``: every output of the recorded Euclidean variants (dcr, nndr,
+    nnaa with the holdout; eps_risk without, as SynthEval fails with one)."""
+    tables = data.tables()
+    for metric, holdout in (("dcr", True), ("nndr", True), ("nnaa", True),
+                            ("eps_risk", False)):
+        se = SynthEval(tables["real"], holdout_dataframe=tables["holdout"] if holdout else None,
+                       cat_cols=data.CAT_COLS, nn_distance="euclid")
+        se.evaluate(tables[case], seed=0, **{metric: {}})
+        key = f"{case}__{metric}__euclid" + ("" if holdout else "__noholdout")
+        _check(se.raw_results[metric], data.value(cases()[key]["result"]), key)
 
 
 @needs_adult

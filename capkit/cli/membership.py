@@ -73,8 +73,10 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
 @click.option("--exposed-by", default="dcr", show_default=True,
               help="The attack that ranks the members most exposed.")
 @click.option("--allow-overlap", is_flag=True, default=False,
-              help="Accept holdout records identical to a member (different people with the "
-                   "same values): by default an error giving how many.")
+              help="Accept a holdout that is mostly the members' records. By default holdout "
+                   "records identical to a member are scored as population twins (different "
+                   "people with the same values), and only a holdout made mostly of members, "
+                   "beyond the data's own duplicate rate, is an error.")
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
               help="Draw the ROC curves and score distributions into this .png or .svg file.")
 @opts.FORMAT
@@ -127,11 +129,15 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
             for change in changes:
                 click.echo(visible(f"Aligned: {change}"), err=True)
         with opts.measure_warnings(quiet):
-            table, per_record = summary(
-                frames["members"], frames["holdout"], frames["synthetic"],
-                frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
-                distance=distance, k=k, overlap="allow" if allow_overlap else "refuse",
-                return_scores=True)
+            try:
+                table, per_record = summary(
+                    frames["members"], frames["holdout"], frames["synthetic"],
+                    frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
+                    distance=distance, k=k, overlap="allow" if allow_overlap else "refuse",
+                    return_scores=True)
+            except CapkitError as exc:  # the overlap message names the CLI's flag
+                raise CapkitError(str(exc).replace("pass overlap='allow'",
+                                                   "pass --allow-overlap")) from exc
             exposed = exposed_members(per_record, frames["members"], frames["synthetic"],
                                       attack=exposed_by, top=top)
         table.attrs["exposed_attack"] = exposed_by

@@ -57,10 +57,44 @@ def _frame(frame: object, name: str, *, minimum: int = 1) -> pd.DataFrame:
     return frame
 
 
-def _shared(a: pd.DataFrame, b: pd.DataFrame, columns: list[str]) -> int:
-    """Records of b identical (on ``columns``; missing = missing) to some record of a
-    (:func:`capkit.data.overlap.record_overlap`)."""
-    return record_overlap(a, b, columns).shared
+OVERLAPS = ("refuse", "strict", "allow")
+
+#: Share of the scored records identical to a member above which (with an excess over the
+#: twins' rate) the non-members are taken to be the members themselves.
+MOSTLY = 0.5
+
+
+def _overlap_rule(a: pd.DataFrame, b: pd.DataFrame, columns: list[str], overlap: str,
+                  what: str, to: str, whose: str) -> str | None:
+    """Apply the overlap rule to the records of ``b`` identical to a record of ``a``.
+
+    Different people can share every value (population twins: SD2011 and Adult have them),
+    and domias 0.0.5 scores such records as they are. So, with ``overlap="refuse"``, they are
+    scored, and only non-members that *are* the members are refused: more than
+    :data:`MOSTLY` of them identical to a record of ``a`` and significantly more than the
+    data's own duplicates predict (:func:`capkit.data.overlap.record_overlap`: exact binomial
+    test against ``a``'s leave-one-out duplicate rate). ``"strict"``: any identical record is
+    an error. ``"allow"``: never. Returns the note for the output (None: no shared record).
+    """
+    found = record_overlap(a, b, columns)
+    if not found.shared:
+        return None
+    counted = (f"{found.shared} {what} record(s) of {found.n_other} are identical to {to} "
+               f"(the duplicates within {whose}, {found.member_duplicates} of "
+               f"{found.n_members} records equal to another, predict about "
+               f"{found.expected:.1f})")
+    if overlap == "strict":
+        raise CapkitError(f"{counted}; overlap='strict' refuses any. Pass overlap='refuse' to "
+                          "score population twins, or overlap='allow'")
+    if overlap == "refuse" and found.excess and found.share > MOSTLY:
+        raise CapkitError(
+            f"{counted}: the {what} records are mostly those of {whose} themselves, not "
+            "population twins. Pass records kept out of the synthesis, or pass "
+            "overlap='allow' if they are different people with the same values")
+    if found.excess:
+        return (f"{counted}: more than chance, so some may be the same people; scored as "
+                "they are (as domias), the report sets them aside")
+    return f"{counted}: population twins, scored as they are (as domias)"
 
 
 def prepare(members, nonmembers, synthetic, reference, *, seed: int,
@@ -73,13 +107,13 @@ def prepare(members, nonmembers, synthetic, reference, *, seed: int,
         No non-members; fewer than two members or scored non-members; frames that are not
         DataFrames or whose columns differ or change kind (numeric vs categorical); records
         present in both members and non-members, or in both the reference and the scored
-        non-members (the message gives how many; ``overlap="allow"`` accepts records that are
-        identical but belong to different people).
+        non-members beyond what population twins explain (:func:`_overlap_rule`; the message
+        gives how many; ``overlap="allow"`` accepts them, ``"strict"`` refuses any).
     """
     if nonmembers is None or (isinstance(nonmembers, pd.DataFrame) and len(nonmembers) == 0):
         raise CapkitError(NO_NONMEMBERS)
-    if overlap not in ("refuse", "allow"):
-        raise CapkitError(f"overlap must be 'refuse' or 'allow', got {overlap!r}")
+    if overlap not in OVERLAPS:
+        raise CapkitError(f"overlap must be one of {OVERLAPS}, got {overlap!r}")
     members = _frame(members, "members", minimum=2)
     nonmembers = _frame(nonmembers, "nonmembers", minimum=2)
     synthetic = _frame(synthetic, "synthetic", minimum=1)
@@ -109,14 +143,10 @@ def prepare(members, nonmembers, synthetic, reference, *, seed: int,
     synthetic = synthetic[columns].reset_index(drop=True)
 
     notes = []
-    n_both = _shared(members, nonmembers, columns)
-    if n_both and overlap == "refuse":
-        raise CapkitError(
-            f"{n_both} non-member record(s) are identical to a member: a record used for the "
-            "synthesis cannot be a non-member. Remove them, or pass overlap='allow' if they are "
-            "different people with the same values")
-    if n_both:
-        notes.append(f"{n_both} non-member record(s) identical to a member (overlap='allow')")
+    note = _overlap_rule(members, nonmembers, columns, overlap, "non-member", "a member",
+                         "the members")
+    if note:
+        notes.append(note)
 
     positions = np.arange(len(nonmembers))
     if reference is None:
@@ -139,12 +169,10 @@ def prepare(members, nonmembers, synthetic, reference, *, seed: int,
             reference = nonmembers.iloc[:0]
     else:
         reference = reference[columns].reset_index(drop=True)
-        n_ref_shared = _shared(reference, nonmembers, columns)
-        if n_ref_shared and overlap == "refuse":
-            raise CapkitError(
-                f"{n_ref_shared} scored non-member record(s) are identical to a reference "
-                "record: the reference must not hold the records being scored. Remove them, "
-                "or pass overlap='allow' if they are different people with the same values")
+        note = _overlap_rule(reference, nonmembers, columns, overlap, "scored non-member",
+                             "a reference record", "the reference")
+        if note:
+            notes.append(note)
     for name, frame in (("members", members), ("nonmembers", nonmembers),
                         ("synthetic", synthetic), ("reference", reference)):
         for column in numeric:
@@ -158,4 +186,4 @@ def prepare(members, nonmembers, synthetic, reference, *, seed: int,
                     tuple(categorical), positions, tuple(dict.fromkeys(notes)))
 
 
-__all__ = ["NO_NONMEMBERS", "Prepared", "prepare"]
+__all__ = ["MOSTLY", "NO_NONMEMBERS", "OVERLAPS", "Prepared", "prepare"]

@@ -148,9 +148,14 @@ def scores(
     reference_fraction
         Share of the non-members split off as the reference when none is given.
     overlap
-        ``"refuse"`` (default): records identical in members and non-members (or in the
-        reference and the scored non-members) are an error. ``"allow"``: accept them (different
-        people with the same values).
+        Non-members identical to a member (or scored non-members identical to a reference
+        record). ``"refuse"`` (default): they are population twins, different people with the
+        same values, and are scored as they are (as domias 0.0.5 does; a note gives how many
+        and how many the data's own duplicates predict); an error only when the non-members
+        are the members themselves: more than half of them identical to a member and
+        significantly more than the members' own duplicate rate predicts (exact binomial test
+        at p < 0.001, :func:`capkit.data.overlap.record_overlap`). ``"allow"``: never an
+        error. ``"strict"``: any identical record is an error.
     classifier
         A scikit-learn classifier for the ``classifier`` attack (default: histogram gradient
         boosting; :mod:`capkit.membership_inference.classifier`).
@@ -168,7 +173,7 @@ def scores(
     ------
     CapkitError
         No non-members, fewer than 2 members or scored non-members, columns that differ or
-        change kind, overlapping records (see ``overlap``), an unknown attack; with
+        change kind, non-members that are the members (see ``overlap``), an unknown attack; with
         ``compat="domias"``, a non-numeric column or a missing value; a singular covariance for
         DOMIAS.
 

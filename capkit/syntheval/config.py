@@ -2,8 +2,10 @@
 
 ``AnalysisConfig(dataset, target_vars, confounder_vars=None, sensitive_vars=None,
 auto_exclusive=False)`` has SynthEval's signature (``syntheval.utils.configuration``); among the
-privacy metrics only ``att_discl`` reads it (its ``sensitive_vars``). Nothing is written to
-disk (SynthEval writes ``SE_analysis_config.json`` for a plain-string target).
+privacy metrics only ``att_discl`` reads it (its ``sensitive_vars``). A plain column name works
+as in SynthEval (the target of the utility metrics; ``att_discl`` then has no sensitive
+variable and gives NaN). Nothing is written to disk (SynthEval writes
+``SE_analysis_config.json`` for a plain-string target).
 """
 
 from __future__ import annotations
@@ -87,22 +89,39 @@ class AnalysisConfig:
                 f"sensitive_vars={self.sensitive_vars!r})")
 
 
+def target_columns(analysis_target: object, columns: Sequence[str]) -> list[str]:
+    """The columns a plain ``analysis_target`` names (a column name or a list of them).
+
+    SynthEval turns a plain string (or list) into ``AnalysisConfig(target_vars=...,
+    sensitive_vars=[])``: it names the analysis target of the utility metrics and no sensitive
+    variable. A name that is not a column is an error (SynthEval: KeyError)."""
+    names = [analysis_target] if isinstance(analysis_target, str) else list(analysis_target)
+    if not names:
+        raise CapkitError("analysis_target is an empty list")
+    unknown = [n for n in names if n not in columns]
+    if unknown:
+        raise CapkitError(f"analysis_target names {unknown[0]!r}, not a column of real")
+    return names
+
+
 def sensitive_columns(analysis_target: object, columns: Sequence[str],
                       all_sensitive_fallback: bool) -> list[str]:
     """The columns ``att_discl`` predicts.
 
-    SynthEval turns a plain-string ``analysis_target`` into a configuration without sensitive
-    variables and returns NaN for every output; capkit refuses it with an error that says what
-    to pass instead.
+    A plain column name (or list of names) as ``analysis_target`` names the target of the
+    utility metrics and no sensitive variable: SynthEval then returns NaN for every output of
+    ``att_discl``, and so does capkit (an empty list here; the caller warns).
     """
     if analysis_target is None:
         raise CapkitError("att_discl needs analysis_target=AnalysisConfig(real, target_vars=..., "
                           "sensitive_vars=[...]) (sensitive_vars=None: every column)")
+    if isinstance(analysis_target, (str, list, tuple)):
+        target_columns(analysis_target, columns)
+        return []
     if not isinstance(analysis_target, AnalysisConfig):
         raise CapkitError(
-            f"att_discl: analysis_target={analysis_target!r} names no sensitive variable "
-            "(SynthEval 1.7.3 then returns NaN for every output); pass AnalysisConfig(real, "
-            "target_vars=..., sensitive_vars=[...]), or sensitive_vars=None for every column")
+            f"att_discl: analysis_target must be a column name or an AnalysisConfig, got "
+            f"{type(analysis_target).__name__}")
     if analysis_target.sensitive_vars == [None]:
         if not all_sensitive_fallback:
             raise CapkitError("att_discl: no sensitive variables given and "
@@ -116,4 +135,4 @@ def sensitive_columns(analysis_target: object, columns: Sequence[str],
     return list(analysis_target.sensitive_vars)
 
 
-__all__ = ["PRESETS", "UTILITY_ENTRIES", "AnalysisConfig", "sensitive_columns"]
+__all__ = ["PRESETS", "UTILITY_ENTRIES", "AnalysisConfig", "sensitive_columns", "target_columns"]

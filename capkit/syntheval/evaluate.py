@@ -31,9 +31,11 @@ from capkit.attacks.forest_disclosure import forest_disclosure
 from capkit.distance import neighbour_risk as nr
 from capkit.distance.neighbours import Encoded, joint_encode, legacy_state
 from capkit.errors import CapkitError
-from capkit.syntheval.config import PRESETS, UTILITY_ENTRIES, sensitive_columns
+from capkit.syntheval import euclid as eu
+from capkit.syntheval.config import PRESETS, UTILITY_ENTRIES, sensitive_columns, target_columns
 from capkit.syntheval.mia import mia_classifier
 
+NN_DISTANCES = ("gower", "euclid")
 METRICS = ("dcr", "nndr", "nnaa", "hit_rate", "eps_risk", "mia", "att_discl")
 OPTIONS = {"dcr": (), "nndr": (), "nnaa": ("n_resample",), "hit_rate": ("thres_percent",),
            "eps_risk": (), "mia": ("num_eval_iter", "classifier"),
@@ -89,8 +91,9 @@ class SynthEval:
         Categorical columns (default: inferred as SynthEval does, see
         :func:`categorical_columns`).
     nn_distance
-        ``'gower'`` (SynthEval's default). ``'euclid'`` and ``'EXPERIMENTAL_gower'`` are not
-        measured by capkit (an error).
+        ``'gower'`` (SynthEval's default) or ``'euclid'`` (:mod:`capkit.syntheval.euclid`:
+        every encoded column, categorical codes unscaled, as SynthEval). SynthEval's
+        ``'EXPERIMENTAL_gower'`` is not measured by capkit (an error).
     unique_threshold
         For the inference of categorical columns.
     missing_directive
@@ -99,8 +102,10 @@ class SynthEval:
     verbose, enable_plots, console, timeout, show_warnings
         Accepted for compatibility; capkit prints and plots nothing and runs no timer.
     compat
-        True: SynthEval's choices, its bugs included (the same numbers). False: capkit's
-        corrected choices (``docs/syntheval-differences.md``).
+        True: SynthEval's choices, its bugs included (the same numbers; ``mia`` with
+        SynthEval's LightGBM classifier). False: capkit's corrected choices
+        (``docs/syntheval-differences.md``; ``mia`` with scikit-learn's histogram gradient
+        boosting unless ``mia={"classifier": ...}`` says otherwise).
     """
 
     def __init__(self, real_dataframe: pd.DataFrame, holdout_dataframe: pd.DataFrame | None = None,
@@ -109,9 +114,9 @@ class SynthEval:
                  verbose: bool = True, enable_plots: bool = True, console: str = "rich",
                  timeout: int | None = None, show_warnings: bool = True, *,
                  compat: bool = True) -> None:
-        if nn_distance != "gower":
+        if nn_distance not in NN_DISTANCES:
             raise CapkitError(f"nn_distance={nn_distance!r} is not measured by capkit; use "
-                              "'gower' (SynthEval's default)")
+                              "'gower' (SynthEval's default) or 'euclid'")
         if missing_directive not in ("raise", "drop"):
             raise CapkitError("missing_directive must be 'raise' or 'drop', got "
                               f"{missing_directive!r}")
@@ -176,6 +181,8 @@ class SynthEval:
             alias = kwargs.pop("analysis_target_var")
             analysis_target = alias if analysis_target is None else analysis_target
         columns = list(self.real.columns)
+        if isinstance(analysis_target, (str, list, tuple)):
+            target_columns(analysis_target, columns)  # SynthEval parses it for every metric
         synthetic = _missing(synthetic_dataframe, "synthetic_dataframe", self.missing_directive)
         if sorted(map(str, synthetic.columns)) != sorted(map(str, columns)):
             raise CapkitError(f"synthetic_dataframe must have the columns of real_dataframe: "
@@ -222,6 +229,8 @@ class SynthEval:
              hold: Encoded | None, synthetic: pd.DataFrame, analysis_target: object,
              state: np.random.RandomState) -> tuple[dict, list[dict]]:
         rule = "content" if self.compat else "identity"
+        if self.nn_dist == "euclid" and metric in ("dcr", "nndr", "nnaa", "eps_risk"):
+            return self._run_euclid(metric, options, real, syn, hold, state, rule)
         if metric == "dcr":
             value = nr.median_dcr_ratio(real, syn, self_rule=rule,
                                         zero_internal="syntheval" if self.compat else "inf")
@@ -229,20 +238,11 @@ class SynthEval:
         if metric == "nndr":
             out = nr.nndr(real, syn, hold, per="real" if self.compat else "synthetic",
                           self_rule=rule)
-            key = [_row("avg_nndr", out["avg"], out["err"], out["avg"], out["err"])]
-            if hold is not None:
-                key.append(_row("priv_loss_nndr", out["priv_loss"], out["priv_loss_err"],
-                                1 - abs(out["priv_loss"]),
-                                out["err"] if self.compat else out["priv_loss_err"]))
-            return out, key
+            return out, self._nndr_rows(out, hold is not None)
         if metric == "nnaa":
             out = nr.nnaa(real, syn, hold, n_resample=options.get("n_resample", 30),
                           seed=state, self_rule=rule)
-            key = [_row("nnaa", out["avg"], out["err"], 1 - out["avg"], out["err"], dim="u")]
-            if hold is not None:
-                key.append(_row("priv_loss_nnaa", out["priv_loss"], out["priv_loss_err"],
-                                1 - abs(out["priv_loss"]), out["priv_loss_err"]))
-            return out, key
+            return out, self._nnaa_rows(out, hold is not None)
         if metric == "hit_rate":
             value = nr.hitting_rate(real, syn, options.get("thres_percent", 1 / 30))
             return {"hit rate": value}, [_row("hit_rate", value, NAN, 1 - value, NAN)]
@@ -256,7 +256,9 @@ class SynthEval:
                      .index(c) for c in self.categorical_columns]
             out = mia_classifier(real, syn, hold, cat_order=order,
                                  num_eval_iter=options.get("num_eval_iter", 5),
-                                 classifier=options.get("classifier", "hist_gradient_boosting"),
+                                 classifier=options.get(
+                                     "classifier",
+                                     "lightgbm" if self.compat else "hist_gradient_boosting"),
                                  seed=state)
             precision, recall = out["MIA precision"], out["MIA recall"]
             return out, [_row("mia_recall", recall, out["MIA recall se"], 1 - recall,
@@ -265,12 +267,56 @@ class SynthEval:
                               1 - 2 * abs(0.5 - precision), out["MIA precision se"])]
         return self._att_discl(options, synthetic, analysis_target, state)
 
-    def _eps(self, real: Encoded, syn: Encoded, hold: Encoded | None
-             ) -> tuple[dict, list[dict]]:
+    def _data_order(self) -> np.ndarray:
         columns = list(self.real.columns)
         cats = [c for c in columns if c in set(self.categorical_columns)]
         position = {c: i for i, c in enumerate(cats + self.numerical_columns)}
-        order = np.array([position[c] for c in columns])
+        return np.array([position[c] for c in columns])
+
+    def _run_euclid(self, metric: str, options: dict, real: Encoded, syn: Encoded,
+                    hold: Encoded | None, state: np.random.RandomState, rule: str
+                    ) -> tuple[dict, list[dict]]:
+        if metric == "eps_risk":
+            if hold is not None:
+                raise CapkitError(
+                    "eps_risk with nn_distance='euclid' and a holdout fails in SynthEval 1.7.3 "
+                    "(its weights are sized for the numeric columns, the holdout is not cut to "
+                    "them); run eps_risk without holdout_dataframe, or with 'gower'")
+            value = eu.eps_risk(real.num, syn.num, self_rule=rule)["eps_risk"]
+            return {"eps_risk": value}, [_row("eps_identif_risk", value, NAN, 1 - value, NAN)]
+        order = self._data_order()
+        r, s = eu.columns(real, order), eu.columns(syn, order)
+        h = None if hold is None else eu.columns(hold, order)
+        if metric == "dcr":
+            value = eu.median_dcr_ratio(r, s, self_rule=rule,
+                                        zero_internal="syntheval" if self.compat else "inf")
+            return {"mDCR": value}, [_row("median_DCR", value, NAN, float(np.tanh(value)), NAN)]
+        if metric == "nndr":
+            out = eu.nndr(r, s, h, per="real" if self.compat else "synthetic", self_rule=rule)
+            return out, self._nndr_rows(out, hold is not None)
+        out = eu.nnaa(r, s, h, n_resample=options.get("n_resample", 30), seed=state,
+                      self_rule=rule)
+        return out, self._nnaa_rows(out, hold is not None)
+
+    def _nndr_rows(self, out: dict, holdout: bool) -> list[dict]:
+        key = [_row("avg_nndr", out["avg"], out["err"], out["avg"], out["err"])]
+        if holdout:
+            key.append(_row("priv_loss_nndr", out["priv_loss"], out["priv_loss_err"],
+                            1 - abs(out["priv_loss"]),
+                            out["err"] if self.compat else out["priv_loss_err"]))
+        return key
+
+    @staticmethod
+    def _nnaa_rows(out: dict, holdout: bool) -> list[dict]:
+        key = [_row("nnaa", out["avg"], out["err"], 1 - out["avg"], out["err"], dim="u")]
+        if holdout:
+            key.append(_row("priv_loss_nnaa", out["priv_loss"], out["priv_loss_err"],
+                            1 - abs(out["priv_loss"]), out["priv_loss_err"]))
+        return key
+
+    def _eps(self, real: Encoded, syn: Encoded, hold: Encoded | None
+             ) -> tuple[dict, list[dict]]:
+        order = self._data_order()
         raw_numeric = None if self.compat else self.real[self.numerical_columns].to_numpy()
         weights, total = nr.entropy_weights(real, order, raw_numeric=raw_numeric)
         out = nr.epsilon_identifiability(
@@ -287,14 +333,21 @@ class SynthEval:
                    state: np.random.RandomState) -> tuple[dict, list[dict]]:
         sensitive = sensitive_columns(analysis_target, list(self.real.columns),
                                       options.get("all_sensitive_fallback", True))
+        names = {"accuracy": "Attr Dis accuracy", "precision": "Attr Dis precision",
+                 "recall": "Attr Dis recall", "f1": "Attr Dis macro F1"}
+        if not sensitive:
+            warnings.warn(f"att_discl: analysis_target={analysis_target!r} names the analysis "
+                          "target, not a sensitive variable, so every output is NaN (as in "
+                          "SynthEval 1.7.3); pass AnalysisConfig(real, target_vars=..., "
+                          "sensitive_vars=[...]) to measure attribute disclosure", stacklevel=4)
+            out = {n + suffix: NAN for n in names.values() for suffix in ("", " se")}
+            return out, [_row("att_discl_risk", NAN, NAN, NAN, NAN)]
         result = forest_disclosure(self.real, synthetic, sensitive, self.categorical_columns,
                                    holdout=self.hold_out,
                                    numeric_tolerance=options.get("numerical_dist_thresh",
                                                                  1 / 30),
                                    seed=state)
         summary = result.summary()
-        names = {"accuracy": "Attr Dis accuracy", "precision": "Attr Dis precision",
-                 "recall": "Attr Dis recall", "f1": "Attr Dis macro F1"}
         out = {}
         for key, name in names.items():
             out[name] = summary[key]

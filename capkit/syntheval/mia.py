@@ -20,10 +20,11 @@ Features: the numeric columns (scaled), then one 0/1 indicator per categorical c
 the three tables except the smallest, grouped by column in ``cat_cols`` order (pandas
 ``get_dummies(drop_first=True)``).
 
-The classifier is SynthEval's LightGBM (``classifier="lightgbm"``, 100 trees, 31 leaves, which
-needs the ``lightgbm`` package and then reproduces SynthEval exactly) or, by default, scikit-
-learn's ``HistGradientBoostingClassifier`` (the same kind of model, no extra dependency,
-deterministic; its numbers differ from LightGBM's within the spread over seeds).
+The classifier is SynthEval's LightGBM (``classifier="lightgbm"``, 100 trees, 31 leaves, one
+thread: it reproduces SynthEval exactly; the default of :class:`capkit.syntheval.SynthEval`
+with ``compat=True``) or scikit-learn's ``HistGradientBoostingClassifier`` (this function's
+default and ``compat=False``'s: the same kind of model, deterministic; its numbers differ from
+LightGBM's within the spread over seeds).
 
 This attack is SynthEval's own (a model of synthetic vs holdout asked about members); capkit's
 general membership-inference attacks live elsewhere.
@@ -60,8 +61,9 @@ def _model(classifier: str) -> object:
         try:
             from lightgbm import LGBMClassifier
         except ImportError as exc:
-            raise CapkitError("classifier='lightgbm' needs the lightgbm package (pip install "
-                              "lightgbm); the default 'hist_gradient_boosting' needs none") from exc
+            raise CapkitError("classifier='lightgbm' (SynthEval's, the default with compat=True) "
+                              "needs the lightgbm package (pip install lightgbm); "
+                              "mia={'classifier': 'hist_gradient_boosting'} needs none") from exc
         return LGBMClassifier(verbosity=-1, n_jobs=1)
     from sklearn.ensemble import HistGradientBoostingClassifier
     return HistGradientBoostingClassifier(early_stopping=False)

@@ -14,8 +14,9 @@ numbers: the same bits on every machine. numpy's ``Generator.multivariate_normal
 normals (bit-identical everywhere) and ``F = (u * sqrt(s)).T`` from LAPACK's SVD of the members'
 covariance. That factor is not reproducible across CPUs: the covariance is graded (eigenvalues
 from about 7 to 1e10), the SVD is only normwise backward stable (error up to eps * ||C|| ~ 2e-6,
-Golub & Van Loan, "Matrix Computations", 4th ed., 2013, section 8.6), and two OpenBLAS kernels
-gave draws 3.5e-11 of a column's sd apart, enough to move DOMIAS's scores by 4e-11 relative. So
+Golub & Van Loan, "Matrix Computations", 4th ed., 2013, section 8.6), and numpy 2.4.6 on two
+CPUs (OpenBLAS's Haswell kernels and the oracle's) drew numbers up to 3.5e-11 of a column's sd
+apart, which moved DOMIAS's scores by up to 4e-11 relative. So
 the draws are rebuilt with the oracle's own factor, :data:`ORACLE_FACTOR`, recovered from its
 1,600 drawn rows of ``syn_leaky_raw`` by least squares with iterative refinement (99 % of those
 rows then come back bit for bit); :func:`draw_bound` bounds what is left, from the arithmetic.

@@ -38,6 +38,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
 	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --no-deps -e .
+	@$(BIN)/python -m pip check >/dev/null || { $(BIN)/python -m pip check; \
+	  echo "$(LOCK) does not satisfy pyproject.toml (a dependency added or a range moved):"; \
+	  echo "install it into $(VENV), run the suite, then 'make lock'."; exit 1; }
 	touch $(STAMP)
 
 ## test: unit, property and conformance tests (not those marked slow), then nbval over the stored notebooks

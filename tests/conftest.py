@@ -40,9 +40,27 @@ def spark():
     return session()
 
 
+#: Seeds of a property test that only repeat, on more random data, what its first seeds already
+#: check against a record-by-record reference: marked ``slow`` here, so ``make test`` (``-m "not
+#: slow"``) runs the first seeds and ``make test-slow`` the rest. No conformance case (a
+#: comparison with a peer's output) is listed.
+SLOW_SEEDS = {
+    "test_ball_counts_pruned_by_sums_count_every_pair": {1, 2},
+    "test_cart_matches_slow_reference": {2, 3},
+    "test_exclusion_table_matches_record_reference": {2, 3},
+    "test_epsilon_against_slow_reference": {2, 3, 4},
+    "test_levels_equal_the_slow_reference": {2, 3, 4, 5},
+}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that uses the Spark session runs on one xdist worker (``--dist loadgroup`` in
-    ``make test``): a Spark start-up costs about 40 s of CPU, once instead of once per worker."""
+    ``make test``): a Spark start-up costs about 40 s of CPU, once instead of once per worker.
+    The extra seeds of :data:`SLOW_SEEDS` are marked ``slow``."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("spark"))
+        seeds = SLOW_SEEDS.get(getattr(item, "originalname", ""), ())
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("seed") in seeds:
+            item.add_marker(pytest.mark.slow)

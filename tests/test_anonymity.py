@@ -358,7 +358,6 @@ def test_shipped_reference_is_the_oracle() -> None:
     assert shipped == oracle
 
 
-@pytest.mark.slow
 def test_spark_engine_gives_the_pandas_numbers(spark) -> None:
     """A PySpark DataFrame is counted by Spark (one groupBy), with pandas' numbers; the
     individual risk with weights too."""

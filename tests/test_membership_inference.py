@@ -377,7 +377,6 @@ def rises(row: pd.Series) -> bool:
     return bool(row.is_monotonic_increasing and row.is_unique)
 
 
-@pytest.mark.slow
 def test_calibration_auc_and_tpr_rise_with_leak():
     """Leaky releases f = 0, 0.01, 0.05, 0.2 of a synthesis that is a fresh population sample
     (800 records each, six correlated numeric columns; at 500, MC's AUC dips at f = 0.01)."""

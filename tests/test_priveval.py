@@ -396,7 +396,6 @@ REPRODUCED = ["Hitting Rate", "Common Row Proportion", "Close Value Probability"
               "Hidden Rate"]
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(_data_folder() is None, reason="PrivEval's data are not at hand (set "
                     "CAPKIT_DATA to a folder with priveval/real.csv and the releases)")
 def test_published_tabsyn_numbers_at_two_decimals():

@@ -236,7 +236,6 @@ def test_capkit_cart_and_baselines_as_generators():
     assert boot.per_target["auc"].mean() > indep.per_target["auc"].mean()
 
 
-@pytest.mark.slow
 def test_same_result_in_one_or_two_processes():
     data = toy(150, seed=8)
     small = {**SMALL, "n_shadows": 6, "n_targets": 1}

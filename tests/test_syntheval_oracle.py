@@ -101,7 +101,6 @@ def test_hit_rate_preset_threshold(case: str) -> None:
 
 
 @needs_adult
-@pytest.mark.slow
 @pytest.mark.parametrize("case", data.CASES)
 @pytest.mark.parametrize("holdout", [True, False], ids=["holdout", "noholdout"])
 def test_nnaa_equals_syntheval_with_the_same_seed(case: str, holdout: bool) -> None:
@@ -146,7 +145,6 @@ def test_mia_equals_syntheval(case: str) -> None:
 
 
 @needs_adult
-@pytest.mark.slow
 def test_combined_call_replays_the_random_stream() -> None:
     """One call with every privacy metric: the draws flow from nnaa through mia to att_discl
     as in SynthEval, so att_discl (every column sensitive, after mia's draws) still equals

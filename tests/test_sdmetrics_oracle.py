@@ -40,31 +40,6 @@ needs_adult = pytest.mark.skipif(not data.have_adult(),
                                  reason="needs AdultUCI.rda (set CAPKIT_DATA or download it)")
 
 
-def _avx512() -> bool:
-    """Whether numpy dispatches its AVX-512 kernels here (numpy >= 2.4 names the level X86_V4,
-    older numpy AVX512_SKX)."""
-    from numpy._core._multiarray_umath import __cpu_features__ as features
-
-    return bool(features.get("X86_V4", features.get("AVX512_SKX", False)))
-
-
-#: The oracle's k-NN numbers hold on an AVX-512 CPU only. SDMetrics' KNN attacker votes with
-#: scikit-learn's KNeighborsClassifier (k = 5) over one-hot keys, where many distances tie;
-#: scikit-learn keeps the k smallest with numpy's argpartition, whose SIMD kernels (AVX-512,
-#: AVX2, baseline) leave tied entries in different orders, so a different tied neighbour votes.
-#: Same numpy, scikit-learn and SDMetrics versions, AVX2 only (NPY_DISABLE_CPU_FEATURES=
-#: "AVX512_ICL X86_V4"): KNN 0.1845 / 0.786 / 0.6015, Ensemble 0.1785 / 0.1790 against the
-#: oracle's 0.2300 / 0.8085 / 0.632 and 0.1755 / 0.1785 (docs/sdmetrics-differences.md).
-KNN_ON_THIS_CPU = pytest.mark.skipif(
-    not _avx512(), reason="SDMetrics' k-NN numbers depend on the CPU: the oracle was made with "
-    "numpy's AVX-512 argpartition, which orders tied neighbours differently from this CPU's "
-    "(numpy 2.4.6, scikit-learn 1.9.1, SDMetrics 0.32.0 alike)")
-
-
-def _cpu_marks(case_id: str) -> list:
-    return [KNN_ON_THIS_CPU] if "KNN" in CASES[case_id]["call"] else []
-
-
 def namespace() -> dict:
     """What a call string sees: capkit's classes, the tables, ``meta``, ``sdmetrics``."""
     real, holdout = data.adult_split()
@@ -135,7 +110,7 @@ def test_knn_variants_hold_the_oracle_and_differ() -> None:
 
 
 @needs_adult
-@pytest.mark.parametrize("case_id", [pytest.param(c, marks=_cpu_marks(c)) for c in CASES])
+@pytest.mark.parametrize("case_id", list(CASES))
 def test_oracle_case(case_id: str) -> None:
     case = CASES[case_id]
     assert case["error"] is None
@@ -184,7 +159,7 @@ SEEDED = {
 
 
 @needs_adult
-@pytest.mark.parametrize("case_id", [pytest.param(c, marks=_cpu_marks(c)) for c in SEEDED])
+@pytest.mark.parametrize("case_id", list(SEEDED))
 def test_public_seed_reproduces_the_oracle(case_id: str) -> None:
     """``seed=0`` equals the oracle's ``numpy.random.seed(0)`` / ``_seed = 0`` run, whatever
     the global state, and leaves the global state alone."""

@@ -348,8 +348,7 @@ def _holdout_rows(original: pd.DataFrame, holdout: pd.DataFrame, name: str,
         warnings.append(checked.warning)
     if checked.holdout is None:
         return None
-    return np.flatnonzero(~checked.overlap.is_shared) if checked.cut else \
-        np.arange(len(holdout))
+    return checked.rows
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]

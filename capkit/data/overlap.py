@@ -22,6 +22,7 @@ The counts are exact (the rows are factorised together; no hashing), vectorised,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -63,6 +64,9 @@ class Overlap:
         P(at least ``shared`` | the chance rate), exact binomial.
     is_shared
         For each record of the other file, whether it is identical to a member.
+    member_count
+        For each record of the other file, how many members it is identical to (0 when
+        none).
     """
 
     columns: tuple[str, ...]
@@ -73,6 +77,18 @@ class Overlap:
     expected: float
     p_value: float
     is_shared: np.ndarray = field(repr=False)
+    member_count: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def chance_shared(self) -> int:
+        """The shared records that the data's own duplicates explain: the chance rate p0 of
+        the records that are not members, ``(n_other - shared) p0 / (1 - p0)`` (solving
+        E = (n_other - (shared - E)) p0), rounded down and at most ``shared``."""
+        p0 = self.expected / self.n_other if self.n_other else 0.0
+        if p0 >= 1:
+            return self.shared
+        chance = (self.n_other - self.shared) * p0 / (1 - p0)
+        return int(min(self.shared, math.floor(chance)))
 
     @property
     def excess(self) -> bool:
@@ -164,7 +180,7 @@ def record_overlap(members: pd.DataFrame, other: pd.DataFrame,
     p0 = (duplicates + 0.5) / (n_m + 1)
     p_value = float(bdtrc(shared - 1, n_o, p0)) if shared > 0 else 1.0
     return Overlap(tuple(map(str, columns)), n_m, n_o, shared, duplicates, n_o * p0, p_value,
-                   is_shared)
+                   is_shared, per_group[group[n_m:]])
 
 
 @dataclass(frozen=True)
@@ -176,16 +192,21 @@ class HoldoutCheck:
     overlap
         The holdout's records identical to a member, against chance (:class:`Overlap`).
     holdout
-        The records used as the control: the holdout itself; without its shared records when
-        it shares more than chance predicts; None when too few records are left
-        (:data:`MIN_CONTROL`): then there is no control, and nothing is judged against one.
+        The records used as the control: the holdout itself; without the shared records in
+        excess of chance when it shares more than chance predicts; None when too few records
+        are left (:data:`MIN_CONTROL`): then there is no control, and nothing is judged
+        against one.
     warning
         Why the holdout was cut or set aside, in words; None when it is used whole.
+    rows
+        The positions (in the holdout) of the records used as the control; None with no
+        control.
     """
 
     overlap: Overlap
     holdout: pd.DataFrame | None
     warning: str | None
+    rows: np.ndarray | None = None
 
     @property
     def cut(self) -> bool:
@@ -200,10 +221,17 @@ def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
 
     A holdout sharing no more records with the members than the data's own duplicates predict
     is used whole. One that shares more (a sample of the members given by mistake, the original
-    file itself, a split that leaked) is no control for the records it shares: they are set
-    aside and the rest is the control, or, with fewer than :data:`MIN_CONTROL` records left,
-    there is no control at all. Either way :attr:`HoldoutCheck.warning` says so, with the
-    counts, for the report to print where the user sees it.
+    file itself, a split that leaked) is no control for the members it holds; but some of its
+    shared records are chance twins, people of the population who happen to share every value
+    with a member, as a real holdout has them. Only the **excess over chance** is set aside:
+    of the shared records, the :attr:`Overlap.chance_shared` that the data's own duplicate
+    rate predicts for the records that are not members are kept, those whose values are
+    commonest among the members first (the likeliest twins; ties in file order), and the
+    others are dropped. Dropping every shared record would leave a control without its
+    natural twins, closer to nothing than a real holdout, and make copies look like a leak.
+    With fewer than :data:`MIN_CONTROL` records left there is no control at all. Either way
+    :attr:`HoldoutCheck.warning` says so, with the counts, for the report to print where the
+    user sees it.
 
     Parameters
     ----------
@@ -216,16 +244,25 @@ def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
     """
     overlap = record_overlap(members, holdout, columns, other_name="holdout")
     if not overlap.excess:
-        return HoldoutCheck(overlap, holdout, None)
+        return HoldoutCheck(overlap, holdout, None, np.arange(len(holdout)))
     found = overlap.holds_members_text(name)
-    if overlap.kept < MIN_CONTROL:
+    twins = overlap.chance_shared
+    left = overlap.kept + twins
+    if left < MIN_CONTROL:
         return HoldoutCheck(overlap, None, (
-            f"{found}. With {_left(overlap.kept)} it is no control at all: "
+            f"{found}. With {_left(left)} it is no control at all: "
             "nothing is compared with a holdout, and the verdicts are those without one. Give "
             "records that were NOT used for the synthesis"))
-    kept = holdout.iloc[np.flatnonzero(~overlap.is_shared)]
-    return HoldoutCheck(overlap, kept, (
-        f"{found}. They were set aside: the control is the other {overlap.kept:,} records"))
+    shared = np.flatnonzero(overlap.is_shared)
+    commonest = shared[np.argsort(-overlap.member_count[shared], kind="stable")[:twins]]
+    keep = np.sort(np.concatenate([np.flatnonzero(~overlap.is_shared), commonest]))
+    dropped = overlap.shared - twins
+    twin_text = (f"; {twins:,} shared records, as many as chance predicts for a real holdout "
+                 "(twins of the population), were kept, those commonest among the members"
+                 if twins else "")
+    return HoldoutCheck(overlap, holdout.iloc[keep], (
+        f"{found}. The {dropped:,} shared records in excess of chance were set aside"
+        f"{twin_text}: the control is the other {len(keep):,} records"), keep)
 
 
 def _left(kept: int) -> str:

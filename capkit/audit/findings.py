@@ -86,12 +86,17 @@ def from_comparison(synthesis: str, family: str, measure: str, subject: str,
     """A finding from the members-vs-holdout comparison (``control``, may be None or lack a
     control rate) and the members-vs-baseline comparison (``baseline``, may be None).
 
-    The verdict follows rules C1-C3 when a holdout rate is there, else B1-B2 against the
-    baseline, else N0 (:mod:`capkit.audit.verdicts`).
+    The verdict follows rules C1-C3 when a holdout rate is there (C0 when the members' rate
+    is at most the baseline's), else B1-B2 against the baseline, else N0
+    (:mod:`capkit.audit.verdicts`).
     """
     main = control if control is not None else baseline
     has_control = control is not None and control.control is not None
-    if has_control:
+    weak = (has_control and baseline is not None and baseline.control is not None
+            and baseline.members.rate <= baseline.control.rate)
+    if weak:  # rule C0: no better than guessing on the members is no evidence
+        judged, compared = verdicts.no_better_than_baseline(family), control
+    elif has_control:
         judged, compared = verdicts.against_control(control, family), control
     elif baseline is not None and baseline.control is not None:
         judged, compared = verdicts.against_baseline(baseline.risk_ci[0], family), baseline

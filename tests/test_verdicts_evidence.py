@@ -52,5 +52,31 @@ def test_singling_out_from_a_handful_of_queries_is_not_measured() -> None:
     assert not [f for f in result.findings if f.family == "singling out"], result.findings
     failure = [f for f in result.failures if f.family == "singling out"]
     assert len(failure) == 1
-    assert "fewer than 20 queries" in failure[0].reason and "only 3" in failure[0].reason
+    assert "fewer than 10 queries" in failure[0].reason and "only 3" in failure[0].reason
     assert "not measured" in failure[0].text()
+
+
+def _survey(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"sex": rng.choice(["f", "m"], n), "region": rng.choice(list("abcd"), n),
+                         "age": rng.integers(18, 90, n),
+                         "income": np.round(rng.lognormal(10, 0.6, n), -1)})
+
+
+def test_a_disclosive_summary_line_carries_its_size() -> None:
+    """Two 'disclosive' membership findings of very different size read differently in the
+    summary line: the risk, the AUC and the TPR at 1% FPR stand beside the family."""
+    from capkit.report.custodian import custodian_report
+
+    data = _survey(1600, 7)
+    members, holdout = data.iloc[:800].reset_index(drop=True), data.iloc[800:]
+    leak = members.sample(frac=1.0, replace=True, random_state=1).reset_index(drop=True)
+    result = audit(members, {"bootstrap": leak}, holdout=holdout, keys=["sex", "region"],
+                   families=("membership inference",), original_exposure=False,
+                   sweep_size=None, workers=1)
+    found = [f for f in result.findings if f.family == "membership"]
+    assert found and all("AUC" in f.severity and "at FPR 1%" in f.severity for f in found)
+    assert any(f.verdict == "disclosive" for f in found)
+    report = custodian_report(result, "capkit report", {}, [])
+    (line,) = [i for i in report.sections[0].items if i.startswith("bootstrap:")]
+    assert "disclosive (membership: risk " in line and "AUC " in line, line

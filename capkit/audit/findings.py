@@ -52,6 +52,11 @@ class Finding:
         The verdict level, the rule (code: words) and what to do (empty when not flagged).
     detail
         Counts behind the value (e.g. ``"812 of 5000 members"``).
+    severity
+        How large the disclosure is, beside the rule's word, for the summary line
+        (:func:`severity`): the risk and, for membership inference, the AUC and the TPR at
+        an FPR of 1%, so that two "disclosive" findings of very different size read
+        differently.
     """
 
     synthesis: str
@@ -70,6 +75,7 @@ class Finding:
     rule: str
     action: str
     detail: str = ""
+    severity: str = ""
 
     def to_dict(self) -> dict[str, object]:
         """The finding as a plain dict (for JSON), with its plain-words ``message``."""
@@ -222,6 +228,18 @@ def _num(x: float | None, unit: str = "%") -> str:
     return f"{x:,.0f}" if unit == "count" else f"{x:.1f}%"
 
 
+def severity(f: Finding) -> str:
+    """The size of a finding in a few words: its ``severity`` when the measure set one (the
+    membership family's AUC and TPR at 1% FPR), the risk with its interval, e.g.
+    ``"risk 19.0% (14.2% to 23.8%); AUC 0.815, TPR 12.0% at FPR 1%"``."""
+    parts = []
+    if f.risk is not None and not (isinstance(f.risk, float) and math.isnan(f.risk)):
+        parts.append(f"risk {_num(f.risk)} ({_num(f.risk_low)} to {_num(f.risk_high)})")
+    if f.severity:
+        parts.append(f.severity)
+    return "; ".join(parts)
+
+
 def message(f: Finding) -> str:
     """The finding in plain words, e.g. ``"DiSCO for income: 23.0% of members, 6.1x the
     holdout's 3.8% (risk 20.0%, 17.9-22.1%): disclosive"``."""
@@ -241,4 +259,4 @@ def message(f: Finding) -> str:
 
 
 __all__ = ["REPLICATES", "Finding", "coding_caveat", "from_comparison", "from_duplicates",
-           "from_percents", "message", "over_syntheses"]
+           "from_percents", "message", "over_syntheses", "severity"]

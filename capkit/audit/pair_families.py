@@ -31,7 +31,7 @@ from capkit.errors import CapkitError
 
 #: Fewest singling-out queries whose success rate is judged: with fewer (a synthesis with a
 #: handful of records unique on 3 columns) singling out is "not measured", with the reason.
-MIN_QUERIES = 20
+MIN_QUERIES = 10
 
 #: Quantile of the holdout's distances to the synthetic data below which a record is a near
 #: copy.

@@ -15,6 +15,7 @@ import pandas as pd
 from capkit.audit import RULES, Audit, at_risk
 from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
+from capkit.audit.findings import severity as finding_severity
 from capkit.audit.verdicts import worst
 from capkit.report.model import Picture, Report, Section, Table
 
@@ -75,6 +76,17 @@ def _synthesis_section(audit: Audit, name: str) -> Section:
                    tables=[_findings_table(audit, name)])
 
 
+def _severest(audit: Audit, name: str, family: str) -> str:
+    """A disclosive family of a synthesis and the size of its largest disclosive finding (the
+    risk; membership's AUC and TPR at 1% FPR): the rule's word stays, the size tells an AUC of
+    0.53 from one of 0.81 at a glance."""
+    mine = [f for f in audit.findings if f.synthesis == name and f.family == family
+            and f.verdict == "disclosive"]
+    top = max(mine, key=lambda f: -1.0 if f.risk is None or f.risk != f.risk else f.risk)
+    size = finding_severity(top)
+    return f"{family}: {size}" if size else family
+
+
 def _verdict_section(audit: Audit) -> Section:
     table = audit.verdicts()
     items = []
@@ -82,7 +94,8 @@ def _verdict_section(audit: Audit) -> Section:
         highest = worst([lv for lv in table.columns if row[lv] > 0])
         families = sorted({f.family for f in audit.findings
                            if f.synthesis == name and f.verdict == "disclosive"})
-        where = f" ({', '.join(families)})" if families else ""
+        where = f" ({'; '.join(_severest(audit, name, fam) for fam in families)})" \
+            if families else ""
         failed = [f.family for f in audit.failures if f.synthesis == name]
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
                      f"review, {row['not flagged']} not flagged; worst: {highest}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from capkit.audit import RULES, Audit, at_risk
+from capkit.audit.compare import DIGITS
 from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
 from capkit.audit.findings import severity as finding_severity
@@ -240,7 +241,7 @@ def _before_after_section(table: pd.DataFrame, before: str, after: str) -> Secti
                     " after - before of the members' value, in the finding's unit; WORSE: the "
                     "value moved towards more disclosure (down, for the median distance to the "
                     "closest record); MORE SEVERE: the verdict did."],
-        items=items, tables=[Table("Before and after", frame, digits=2, index=False)])
+        items=items, tables=[Table("Before and after", frame, digits=DIGITS, index=False)])
 
 
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],

@@ -173,17 +173,34 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
 def over_syntheses(family: str, measure: str, subject: str, members: Sequence[float],
                    n_members: int, holdout: Sequence[float], n_holdout: int,
                    confidence: float = 0.95) -> Finding:
-    """One comparison of several syntheses with the holdout, the same for every command: each
-    group's percentage is averaged over the syntheses first, and the two means are compared
-    once (:func:`from_percents`, rules C1-C3). Averaging assumes the syntheses are replicates
-    of one synthesiser (Raab, Nowok & Dibben's m syntheses); the mean of per-synthesis risks
-    would give another number and, near a rule's bound, another verdict."""
+    """One judgement of several syntheses against the holdout, the same for every command:
+    each synthesis is judged on its own (:func:`from_percents`, rules C1-C3), and so is the
+    mean of the syntheses' percentages (Raab, Nowok & Dibben's m replicates of one
+    synthesiser); the finding returned is the **worst** of these, the mean when it is as bad
+    as the worst file. Averaging alone would let nine safe files hide a disclosive tenth (a
+    bootstrap among model-based syntheses); judging each file never can. The finding names
+    the synthesis whose numbers it gives, and says what the others were."""
     m = len(members)
     if m == 0 or len(holdout) != m:
         raise CapkitError("members and holdout need one percentage per synthesis each")
-    return from_percents(f"mean of {m} syntheses" if m > 1 else "synthesis 1", family, measure,
+    mean = from_percents(f"mean of {m} syntheses" if m > 1 else "synthesis 1", family, measure,
                          subject, float(np.mean(members)), n_members, float(np.mean(holdout)),
                          n_holdout, confidence=confidence)
+    if m == 1:
+        return mean
+    each = [from_percents(f"synthesis {j + 1}", family, measure, subject, float(v), n_members,
+                          float(h), n_holdout, confidence=confidence)
+            for j, (v, h) in enumerate(zip(members, holdout, strict=True))]
+    level = verdicts.worst([f.verdict for f in [mean, *each]])
+    counts = {lv: sum(f.verdict == lv for f in each) for lv in verdicts.LEVELS}
+    said = ", ".join(f"{n} {lv}" for lv, n in counts.items() if n)
+    if mean.verdict == level:
+        return _with(mean, detail=f"{mean.detail}; each of the {m} syntheses judged on its "
+                                  f"own: {said}")
+    top = max((f for f in each if f.verdict == level),
+              key=lambda f: -math.inf if f.risk is None or math.isnan(f.risk) else f.risk)
+    return _with(top, detail=f"{top.detail}; the worst of {m} syntheses judged one by one "
+                             f"({said}); their mean is {mean.verdict}")
 
 
 def coding_caveat(finding: Finding, differs: Sequence[str], forced: bool = False) -> Finding:
@@ -206,9 +223,10 @@ def coding_caveat(finding: Finding, differs: Sequence[str], forced: bool = False
 
 
 #: What the reports say when they average several syntheses.
-REPLICATES = ("With several synthetic files each group's rate is averaged over them and the two "
-              "means compared once: this assumes the files are replicates of one synthesiser "
-              "(files of different synthesisers or sizes should be reported one by one).")
+REPLICATES = ("With several synthetic files each file is judged on its own, and so is the mean "
+              "of their rates (replicates of one synthesiser); the verdict given is the worst "
+              "of these, with the numbers of the file (or the mean) it comes from: averaging "
+              "alone would let safe files hide a disclosive one.")
 
 
 def _percents_compared(members: float, n_members: int, other: float, n_other: int,

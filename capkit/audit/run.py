@@ -285,7 +285,8 @@ def audit(original: pd.DataFrame,
     except CapkitError as exc:
         late = exc
     # the coding checks read the frames as given (counted here, while the second process works)
-    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}")
+    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}",
+                             keys=keys_)
                for n, frame in given_named.items()}
     found_in: dict[tuple[str, str], list[Finding]] = {}
     failed_in: dict[tuple[str, str], list[Failure]] = {}

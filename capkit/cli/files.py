@@ -264,7 +264,7 @@ def load_inputs(
         for f, frame in zip(syn_files, syntheses, strict=True):
             found = coding.mismatches(aligned.original, frame,
                                       [c for c in columns if c in keys + kept],
-                                      name=f"synthetic file {f.path.name}")
+                                      name=f"synthetic file {f.path.name}", keys=keys)
             warnings += [m.text() for m in found]
             coded += [m.column for m in found if m.column not in coded]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
@@ -331,11 +331,12 @@ def _copy_warning(original: pd.DataFrame, synthetic: pd.DataFrame, name: str) ->
     5 records in 100 more than chance): a copy of the original, or close to it."""
     copies = overlap.record_overlap(original, synthetic, other_name=name)
     if copies.excess and copies.share - copies.expected / copies.n_other >= 0.05:
+        asked = (" (is it the original file itself?)"
+                 if copies.share >= overlap.ORIGINAL_ITSELF else "")
         return [f"synthetic file {name}: {copies.shared:,} of its {copies.n_other:,} records "
                 f"({100 * copies.share:.1f}%) are identical to an original record on "
-                f"{copies.where_text()}, where {copies.chance_text()}: it copies the original "
-                "(is it the original file itself?), an identity disclosure whatever the "
-                "measures below say"]
+                f"{copies.where_text()}, where {copies.chance_text()}: it copies the original"
+                f"{asked}, an identity disclosure whatever the measures below say"]
     return []
 
 

@@ -32,11 +32,17 @@ from scipy.special import bdtrc
 
 from capkit.errors import CapkitError
 
-__all__ = ["ALPHA", "MIN_CONTROL", "HoldoutCheck", "Overlap", "check_holdout", "record_overlap"]
+__all__ = ["ALPHA", "MIN_CONTROL", "ORIGINAL_ITSELF", "HoldoutCheck", "Overlap", "check_holdout",
+           "record_overlap"]
 
 #: Significance of the one-sided test that a file shares more records with the members than
 #: the data's own duplicates predict.
 ALPHA = 1e-3
+
+#: Share of a synthetic file's records identical to an original record from which a warning
+#: asks whether it is the original file itself (a genuine synthesis that copies some records,
+#: a CART with 17% copies, is not asked).
+ORIGINAL_ITSELF = 0.9
 
 #: Fewest holdout records left, after the shared ones are set aside, for a control.
 MIN_CONTROL = 20

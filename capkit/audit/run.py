@@ -62,7 +62,7 @@ from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.pair_families import NEAR_COPY_QUANTILE
 from capkit.data.coding import mismatches
 from capkit.data.labels import is_coded_category
-from capkit.data.overlap import check_holdout
+from capkit.data.overlap import check_holdout, copies_of_holdout
 from capkit.errors import CapkitError
 
 #: The measure families, in the order they run (and the progress bar counts).
@@ -221,6 +221,10 @@ def audit(original: pd.DataFrame,
         checked = check_holdout(original, holdout)
         holdout = checked.holdout
         warns += [checked.warning] if checked.warning else []
+    # a synthesis that copies holdout records was made from them (or they leaked): the control
+    # is contaminated for it, and it is judged as without a holdout
+    tainted = {} if holdout is None else copies_of_holdout(holdout, named)
+    warns += list(tainted.values())
     unknown = [f for f in families if f not in FAMILIES]
     if unknown or not families:
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
@@ -247,6 +251,10 @@ def audit(original: pd.DataFrame,
     steps = [(f, n) for f in families for n in (named if f != "attribute attacks" else
                                                 ["all"])]
     samples = sampling.for_audit(original, list(named.values()), holdout, seed, pair_budget)
+
+    def hold(name: str) -> pd.DataFrame | None:
+        """The control of one synthesis ("all": the attack run of the untainted ones)."""
+        return None if name in tainted else holdout
     whole = not any(s is not None and s.sampled for s in samples)
     evidence = {n: at_risk.Evidence() for n in named}  # per-record outputs, for at_risk
     keep = {n: e if whole else None for n, e in evidence.items()}  # a sample keeps no record
@@ -257,7 +265,7 @@ def audit(original: pd.DataFrame,
         away = parallel.Away(
             sorted((s for s in steps if s[0] in parallel.AWAY),
                    key=lambda s: parallel.SENT_FIRST.index(s[0])),
-            lambda f, n: (f, n, original, named[n], holdout, keys_, seed, confidence, samples,
+            lambda f, n: (f, n, original, named[n], hold(n), keys_, seed, confidence, samples,
                           keep[n] is not None, families))
 
     def schedule() -> Iterator[tuple[str, str]]:
@@ -301,7 +309,7 @@ def audit(original: pd.DataFrame,
         found_in[(family, name)], failed_in[(family, name)] = found, failed
         if family in parallel.AWAY:
             def here(f: str = family, n: str = name) -> parallel.Step:
-                return parallel.run_step(f, n, original, named[n], holdout, keys_, seed,
+                return parallel.run_step(f, n, original, named[n], hold(n), keys_, seed,
                                          confidence, samples, keep[n], families, progress)
             step = here() if away is None else away.take(family, name, here, keep[name])
             found += step.found
@@ -309,27 +317,29 @@ def audit(original: pd.DataFrame,
             gaps_in[(family, name)] = step.gaps
             timings[family] += step.seconds  # where it ran
             continue
-        runs = [(name, named)] if family != "attribute attacks" else [("all", named)]
+        clean = {n: f for n, f in named.items() if n not in tainted}
+        runs = [(name, named)] if family != "attribute attacks" else (
+            ([("all", clean)] if clean else []) + [(n, {n: named[n]}) for n in tainted])
         while runs:
             which, frames = runs.pop(0)
             try:
                 if family == "synthpop measures":
                     (found_, table), skipped = without_failing_targets(
-                        lambda ts, w=which: synthpop_family(w, original, named[w], holdout, keys_,
+                        lambda ts, w=which: synthpop_family(w, original, named[w], hold(w), keys_,
                                                       ts, choice.groups, options, evidence[w]),
                         targets_, which, family)
                     failed += skipped
                     tables.append(table)
                 else:
-                    found_, wide_ = attack_family(frames, original, holdout, keys_, targets_,
+                    found_, wide_ = attack_family(frames, original, hold(which), keys_, targets_,
                                                   seed, confidence, allow_disjoint_levels, kinds,
                                                   samples, evidence if whole else None)
                     wide += [t for t in wide_ if t not in wide]
             except CapkitError as exc:  # judge the others; list this one with its error
-                if which == "all" and len(named) > 1:  # find the synthesis that fails
-                    runs += [(n, {n: f}) for n, f in named.items()]
+                if which == "all" and len(clean) > 1:  # find the synthesis that fails
+                    runs += [(n, {n: f}) for n, f in clean.items()]
                     continue
-                failed.append(describe(exc, which if which != "all" else next(iter(named)),
+                failed.append(describe(exc, which if which != "all" else next(iter(clean)),
                                        family, families))
                 continue
             found += found_

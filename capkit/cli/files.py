@@ -279,6 +279,14 @@ def load_inputs(
             original, holdout, "holdout", orig_file.frame, hold_file.frame, na_values, sep,
             "the holdout file", whole), holdout.name, warnings)
         held = None if keep is None else held.iloc[keep]
+    if held is not None and check_overlaps:  # a synthesis made from the holdout: no control
+        tainted = overlap.copies_of_holdout(
+            held, {f.path.name: frame for f, frame in zip(syn_files, syntheses, strict=True)})
+        if tainted:
+            warnings += list(tainted.values())
+            warnings.append("the holdout is therefore not used as a control: nothing is "
+                            "compared with it")
+            held = None
     notes = _extra_column_note(headers[0], orig_file.columns)
     if dropped:
         many = len(dropped) > 1

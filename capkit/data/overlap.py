@@ -33,7 +33,7 @@ from scipy.special import bdtrc
 from capkit.errors import CapkitError
 
 __all__ = ["ALPHA", "MIN_CONTROL", "ORIGINAL_ITSELF", "HoldoutCheck", "Overlap", "check_holdout",
-           "record_overlap"]
+           "copies_of_holdout", "record_overlap"]
 
 #: Significance of the one-sided test that a file shares more records with the members than
 #: the data's own duplicates predict.
@@ -275,3 +275,31 @@ def _left(kept: int) -> str:
     """'no record left', 'only 1 record left', 'only 12 records left'."""
     return ("no record left" if kept == 0 else
             f"only {kept:,} record{'s' if kept > 1 else ''} left")
+
+
+def copies_of_holdout(holdout: pd.DataFrame, named: dict[str, pd.DataFrame],
+                      margin: float = 0.05) -> dict[str, str]:
+    """The syntheses that copy holdout records beyond chance, each with its warning.
+
+    A synthesis made without the holdout matches a holdout record about as often as a holdout
+    record matches another (the holdout's own duplicate rate, the same test as
+    :func:`record_overlap`'s). Beyond it, by a significant excess of at least ``margin`` of
+    the synthetic records, the holdout was used to make the synthesis (or leaked into it):
+    the control is contaminated for that synthesis, and nothing about it may be judged
+    against the holdout.
+    """
+    out = {}
+    for name, synthetic in named.items():
+        columns = [c for c in holdout.columns if c in set(synthetic.columns)]
+        copies = record_overlap(holdout, synthetic, columns, other_name=f"synthesis {name!r}")
+        if copies.excess and copies.share - copies.expected / copies.n_other >= margin:
+            out[name] = (
+                f"THE CONTROL IS CONTAMINATED for synthesis {name!r}: {copies.shared:,} of its "
+                f"{copies.n_other:,} records ({100 * copies.share:.1f}%) are identical to a "
+                f"holdout record on {copies.where_text()}, where the holdout's own duplicates "
+                f"({copies.member_duplicates:,} of {copies.n_members:,} holdout records equal "
+                f"another) predict about {copies.expected:,.1f}: the holdout was used to make "
+                "it, or leaked into it. Nothing about this synthesis is judged against the "
+                "holdout (its verdicts are those without one); give a holdout the synthesiser "
+                "never saw")
+    return out

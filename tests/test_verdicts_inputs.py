@@ -1,0 +1,88 @@
+"""Plausible wrong input gets no confident verdict: a synthesis that copies the holdout, a
+genuine synthesis with some copies, a synthesis of another size, infinite values, booleans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+
+from capkit.audit import audit
+from capkit.cli import main
+from capkit.synth.baselines import independent_columns
+
+
+def _people(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"sex": rng.choice(["f", "m"], n),
+                         "region": rng.choice(list("abcdef"), n),
+                         "age": rng.integers(16, 91, n),
+                         "job": rng.choice([f"job{i}" for i in range(12)], n),
+                         "income": np.round(rng.lognormal(10, 0.5, n), 2)})
+
+
+def _split(n: int = 2000, seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    data = _people(n, seed)
+    return data.iloc[: n // 2].reset_index(drop=True), data.iloc[n // 2:].reset_index(drop=True)
+
+
+def _cli(*args: object) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, " ".join(result.output.split())
+
+
+# -- a synthesis made of members and holdout records ------------------------------------------
+
+def test_a_synthesis_copying_the_holdout_is_not_judged_against_it() -> None:
+    members, holdout = _split()
+    mixed = pd.concat([members.iloc[:500], holdout.iloc[:500]], ignore_index=True)
+    result = audit(members, {"mixed": mixed}, holdout=holdout, keys=["sex", "region"],
+                   targets=["job"], families=("distance", "synthpop measures"),
+                   original_exposure=False, sweep_size=None)
+    assert any(w.startswith("THE CONTROL IS CONTAMINATED for synthesis 'mixed'")
+               for w in result.warnings), result.warnings
+    # judged as without a holdout: no finding carries a holdout rate; the copies of members
+    # are disclosive against the members' own duplicates (rule D1)
+    assert all(f.holdout is None for f in result.findings), result.findings
+    exact = next(f for f in result.findings if f.measure == "exact copies")
+    assert exact.verdict == "disclosive" and exact.rule.startswith("D1")
+
+
+def test_a_clean_synthesis_keeps_its_control() -> None:
+    members, holdout = _split()
+    result = audit(members, {"ind": independent_columns(members, seed=2)}, holdout=holdout,
+                   keys=["sex", "region"], targets=["job"], families=("distance",),
+                   original_exposure=False, sweep_size=None)
+    assert not any("CONTAMINATED" in w for w in result.warnings)
+    assert any(f.holdout is not None for f in result.findings)
+
+
+def test_capkit_disclosure_drops_a_contaminated_control(tmp_path: Path) -> None:
+    members, holdout = _split()
+    mixed = pd.concat([members.iloc[:500], holdout.iloc[:500]], ignore_index=True)
+    for name, frame in (("o", members), ("h", holdout), ("s", mixed)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    code, out = _cli("disclosure", tmp_path / "o.csv", tmp_path / "s.csv", "--keys",
+                     "sex,region,age", "--targets", "job", "--holdout", tmp_path / "h.csv")
+    assert code == 0, out
+    assert "THE CONTROL IS CONTAMINATED for synthesis 's.csv'" in out
+    assert "Membership control" not in out
+
+
+# -- the copy warning's question ---------------------------------------------------------------
+
+def test_the_original_file_question_only_past_a_high_share(tmp_path: Path) -> None:
+    members, _ = _split()
+    some = pd.concat([members.iloc[:170], independent_columns(members, seed=4, n=830)],
+                     ignore_index=True)  # 17% copies: a leaky but genuine synthesis
+    members.to_csv(tmp_path / "o.csv", index=False)
+    some.to_csv(tmp_path / "some.csv", index=False)
+    members.to_csv(tmp_path / "same.csv", index=False)
+    _, out = _cli("disclosure", tmp_path / "o.csv", tmp_path / "some.csv", "--keys",
+                  "sex,region", "--targets", "job")
+    assert "it copies the original" in out and "is it the original file itself?" not in out
+    _, out = _cli("disclosure", tmp_path / "o.csv", tmp_path / "same.csv", "--keys",
+                  "sex,region", "--targets", "job")
+    assert "is it the original file itself?" in out

@@ -86,3 +86,28 @@ def test_the_original_file_question_only_past_a_high_share(tmp_path: Path) -> No
     _, out = _cli("disclosure", tmp_path / "o.csv", tmp_path / "same.csv", "--keys",
                   "sex,region", "--targets", "job")
     assert "is it the original file itself?" in out
+
+
+# -- a synthesis of another size --------------------------------------------------------------
+
+def test_a_synthesis_ten_times_the_size_is_noted_by_every_command(tmp_path: Path) -> None:
+    members, holdout = _split()
+    big = members.sample(n=10 * len(members), replace=True, random_state=1)
+    members.to_csv(tmp_path / "o.csv", index=False)
+    big.to_csv(tmp_path / "big.csv", index=False)
+    said = "big.csv has 10 times the original's records (10,000 against 1,000)"
+    for command in (["disclosure"], ["cap"], ["disclosure", "--engine", "duckdb"]):
+        code, out = _cli(*command, tmp_path / "o.csv", tmp_path / "big.csv", "--keys",
+                         "sex,region,age", "--targets", "job")
+        assert code == 0 and said in out, (command, out)
+    code, out = _cli("attack", tmp_path / "o.csv", tmp_path / "big.csv", "--keys",
+                     "sex,region", "--targets", "job")
+    assert code == 0 and said in out, out
+    result = audit(members, {"big": big}, keys=["sex", "region", "age"], targets=["job"],
+                   families=("synthpop measures",), original_exposure=False, sweep_size=None)
+    assert any("synthesis 'big' has 10 times the original's records" in w
+               for w in result.warnings), result.warnings
+    same = members.sample(frac=1.0, replace=True, random_state=1)
+    result = audit(members, {"same": same}, keys=["sex", "region", "age"], targets=["job"],
+                   families=("synthpop measures",), original_exposure=False, sweep_size=None)
+    assert not any("times the original's records" in w for w in result.warnings)

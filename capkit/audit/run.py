@@ -62,7 +62,7 @@ from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.pair_families import NEAR_COPY_QUANTILE
 from capkit.data.coding import mismatches
 from capkit.data.labels import is_coded_category
-from capkit.data.overlap import check_holdout, copies_of_holdout
+from capkit.data.overlap import check_holdout, copies_of_holdout, size_note
 from capkit.errors import CapkitError
 
 #: The measure families, in the order they run (and the progress bar counts).
@@ -225,6 +225,8 @@ def audit(original: pd.DataFrame,
     # is contaminated for it, and it is judged as without a holdout
     tainted = {} if holdout is None else copies_of_holdout(holdout, named)
     warns += list(tainted.values())
+    warns += [w for n, f in named.items()
+              if (w := size_note(len(original), len(f), f"synthesis {n!r}")) is not None]
     unknown = [f for f in families if f not in FAMILIES]
     if unknown or not families:
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")

@@ -256,10 +256,13 @@ def load_inputs(
     sizes = [len(f.frame) for f in syn_files]
     if len(sizes) > 1 and max(sizes) > 1.5 * min(sizes):
         warnings.append(f"the synthetic files differ in size ({', '.join(f'{n:,}' for n in sizes)}"
-                        " records): the measures average them as replicates of one "
-                        "synthesiser, which files of different sizes hardly are; report them "
-                        "one by one")
+                        " records): files of different sizes are hardly replicates of one "
+                        "synthesiser, so their mean says little; each file is judged on its "
+                        "own and the worst given")
     coded: list[str] = []
+    if check_overlaps:  # capkit report's audit notes the sizes itself
+        warnings += [w for f in syn_files if (w := overlap.size_note(
+            n, len(f.frame), f"synthetic file {f.path.name}")) is not None]
     if check_overlaps:  # capkit report's audit checks the coding itself
         for f, frame in zip(syn_files, syntheses, strict=True):
             found = coding.mismatches(aligned.original, frame,
@@ -438,6 +441,8 @@ def load_engine_inputs(
         con.close()
     warnings = _unique_key_warnings(n, distinct)
     kept = _targets_with_levels(targets, levels, min_target_levels, explicit, warnings)
+    warnings += [w for p, n_s in zip(synthetic, syn_counts, strict=True)
+                 if (w := overlap.size_note(n, n_s, f"synthetic file {p.name}")) is not None]
     notes = _extra_column_note(headers[0], orig_header)
     notes += _missing_target_notes({t: missing[t] for t in kept},
                                    [{t: m[t] for t in kept} for m in syn_missing], n,

@@ -33,7 +33,7 @@ from scipy.special import bdtrc
 from capkit.errors import CapkitError
 
 __all__ = ["ALPHA", "MIN_CONTROL", "ORIGINAL_ITSELF", "HoldoutCheck", "Overlap", "check_holdout",
-           "copies_of_holdout", "record_overlap"]
+           "SIZE_RATIO", "copies_of_holdout", "record_overlap", "size_note"]
 
 #: Significance of the one-sided test that a file shares more records with the members than
 #: the data's own duplicates predict.
@@ -43,6 +43,9 @@ ALPHA = 1e-3
 #: asks whether it is the original file itself (a genuine synthesis that copies some records,
 #: a CART with 17% copies, is not asked).
 ORIGINAL_ITSELF = 0.9
+
+#: A synthetic file this many times larger or smaller than the original gets a note.
+SIZE_RATIO = 2.0
 
 #: Fewest holdout records left, after the shared ones are set aside, for a control.
 MIN_CONTROL = 20
@@ -303,3 +306,21 @@ def copies_of_holdout(holdout: pd.DataFrame, named: dict[str, pd.DataFrame],
                 "holdout (its verdicts are those without one); give a holdout the synthesiser "
                 "never saw")
     return out
+
+
+def size_note(n_original: int, n_synthetic: int, name: str) -> str | None:
+    """A note when a synthesis has more than :data:`SIZE_RATIO` times the original's records,
+    or less than 1 / :data:`SIZE_RATIO` of them (None otherwise). Measures that count the
+    records unique in the synthesis (repU, DiSCO) find fewer in a larger file and more in a
+    smaller one, copies scale with its size, and a rate per synthetic record is diluted or
+    concentrated: a synthesis of another size is not measured like for like."""
+    if n_original <= 0 or n_synthetic <= 0:
+        return None
+    ratio = n_synthetic / n_original
+    if 1 / SIZE_RATIO <= ratio <= SIZE_RATIO:
+        return None
+    return (f"{name} has {ratio:.2g} times the original's records ({n_synthetic:,} against "
+            f"{n_original:,}): the measures that count records unique in the synthesis (repU, "
+            "DiSCO) find fewer in a larger file and more in a smaller one, and copies scale "
+            "with its size, so it is not measured like for like; release and measure a "
+            "synthesis of the original's size")

@@ -111,3 +111,41 @@ def test_a_synthesis_ten_times_the_size_is_noted_by_every_command(tmp_path: Path
     result = audit(members, {"same": same}, keys=["sex", "region", "age"], targets=["job"],
                    families=("synthpop measures",), original_exposure=False, sweep_size=None)
     assert not any("times the original's records" in w for w in result.warnings)
+
+
+# -- infinite values --------------------------------------------------------------------------
+
+def test_infinite_values_are_missing_for_every_family_said_once(tmp_path: Path) -> None:
+    import warnings
+
+    members, holdout = _split()
+    synthetic = independent_columns(members, seed=3)
+    synthetic.loc[:19, "income"] = np.inf  # 20 cells
+    given = synthetic.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no numpy warning leaks
+        result = audit(members, {"s": synthetic}, holdout=holdout, keys=["sex", "region"],
+                       targets=["job", "income"],
+                       families=("synthpop measures", "distance", "attribute attacks",
+                                 "membership inference"),
+                       original_exposure=False, sweep_size=None, workers=1)
+    pd.testing.assert_frame_equal(synthetic, given)  # the input is not modified
+    said = [n for n in result.notes if n.startswith("infinite values")]
+    assert said == ["infinite values (inf, -inf) are read as missing values by every measure "
+                    "family (the distances, the classes, the attacks and the counts alike): "
+                    "synthesis 's': income (20)"], result.notes
+    assert not result.failures, result.failures  # the distance family ran ("zero range")
+    # the same as the synthesis with those cells missing
+    missing = synthetic.assign(income=synthetic["income"].replace(np.inf, np.nan))
+    again = audit(members, {"s": missing}, holdout=holdout, keys=["sex", "region"],
+                  targets=["job", "income"],
+                  families=("synthpop measures", "distance", "attribute attacks",
+                            "membership inference"),
+                  original_exposure=False, sweep_size=None, workers=1)
+    assert [(f.measure, f.subject, f.value, f.verdict) for f in result.findings] == \
+        [(f.measure, f.subject, f.value, f.verdict) for f in again.findings]
+    members.to_csv(tmp_path / "o.csv", index=False)
+    synthetic.to_csv(tmp_path / "s.csv", index=False)
+    code, out = _cli("disclosure", tmp_path / "o.csv", tmp_path / "s.csv", "--keys",
+                     "sex,region", "--targets", "income", "--ngroups-targets", "5")
+    assert code == 0 and "infinite values (inf, -inf) are read as missing values" in out, out

@@ -58,6 +58,7 @@ from capkit.audit.families import (
 from capkit.audit.findings import Finding
 from capkit.audit.inputs import as_categories as _as_categories
 from capkit.audit.inputs import check_frames as _check_frames
+from capkit.audit.inputs import infinite_as_missing
 from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.pair_families import NEAR_COPY_QUANTILE
 from capkit.data.coding import mismatches
@@ -213,6 +214,10 @@ def audit(original: pd.DataFrame,
         original, [holdout, *named.values()], weights)
     named = dict(zip(named, frames, strict=True))
     _check_frames(original, named, holdout)
+    finite, infinite = infinite_as_missing({"the original": original, "the holdout": holdout,
+                                            **{f"synthesis {n!r}": f for n, f in named.items()}})
+    original, holdout = finite["the original"], finite["the holdout"]
+    named = {n: finite[f"synthesis {n!r}"] for n in named}
     two = parallel.workers_for(workers, original, named, families) > 1
     if two:
         processes.warm()  # the second process imports while the inputs are checked
@@ -361,7 +366,7 @@ def audit(original: pd.DataFrame,
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    notes = list(choice.notes)
+    notes = list(choice.notes) + ([infinite] if infinite else [])
     sample_note = sampling.note([s for s in samples if s is not None], pair_budget or 0)
     if sample_note and set(families) & {"distance", "attribute attacks", "linkability",
                                         "membership inference"}:

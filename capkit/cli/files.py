@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.audit.defaults import is_identifier
+from capkit.audit.inputs import infinite_as_missing
 from capkit.counts import engines
 from capkit.counts.engines import duckdb as duck
 from capkit.data import coding, io, overlap
@@ -307,7 +308,18 @@ def load_inputs(
     if hold_file is not None:
         lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
     lines.append(f"columns read: {', '.join(columns)}")
-    return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
+    finite, infinite = infinite_as_missing(
+        {f"original file {orig_file.path.name}": aligned.original,
+         **{f"synthetic file {f.path.name} ({j})": frame for j, (f, frame) in
+            enumerate(zip(syn_files, syntheses, strict=True), start=1)},
+         "the holdout file": held})
+    if infinite:  # one rule for every command and family: a missing value
+        frames = list(finite.values())
+        original_frame, syntheses, held = frames[0], frames[1:-1], frames[-1]
+        notes.append(infinite)
+    else:
+        original_frame = aligned.original
+    return Inputs(original_frame, syntheses, keys, kept, lines, aligned.changes,
                   warnings, notes, held, coded)
 
 

@@ -203,7 +203,7 @@ def _align_column(column: str, series: list[pd.Series], names: list[str],
                        "everywhere (1 = true, 0 = false)")
         series = [s if k == "bool" else
                   (s == 1).astype(bool) if not s.isna().any() else
-                  s.map({1: True, 0: False, 1.0: True, 0.0: False}).astype(object)
+                  s.map({1: True, 0: False}).astype(object)
                   for s, k in zip(series, kinds, strict=True)]
         return series
     # 2. numbers against text

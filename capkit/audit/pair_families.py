@@ -73,7 +73,8 @@ def distance_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                                 f"copy a member; {k_m:,} of {n_m:,} members have a copy{on}")
         near = uncompared(name, "copies", "median distance to closest record", "all columns",
                           100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
-                          f"Gower distance, 0-100{on}")
+                          f"Gower distance, 0-100 within the columns' ranges, above "
+                          f"100 for values beyond them{on}")
         return [exact, near], gaps
     to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges,
                      progress=f"distance: {name}, holdout" if progress else False)

@@ -195,8 +195,12 @@ def _worst_section(audit: Audit) -> Section | None:
         "them and every target, DiSCO (the members' records whose target the synthesis gives "
         "away on those keys) less Dorig (what the original itself gives away on them): NIST "
         "SDNist's k-DiSCO, capkit.disclosure.sweep (docs/sweep-and-sdc.md). The worst "
-        f"{WORST_SHOWN} of each synthesis, in percent of the members; with a holdout, its "
-        "DiSCO and the members-vs-holdout risk are the control."]
+        f"{WORST_SHOWN} of each synthesis, in percent of the members"
+        + ("; with a holdout, ranked by the advantage (the members' DiSCO less the holdout's: "
+           "what the synthesis tells about its members beyond what it tells about anyone), "
+           "the holdout's DiSCO and the risk beside it. A combination where the holdout's "
+           "DiSCO is as high discloses nothing about the members, however large DiSCO - Dorig."
+           if worst.by == "advantage" else ", ranked by DiSCO - Dorig (no holdout).")]
     if worst.skipped:
         return Section("Worst key combinations", paragraphs=paragraphs,
                        items=[f"not measured: {worst.skipped}"])

@@ -57,3 +57,35 @@ def test_one_colour_scale_for_every_synthesis() -> None:
         assert fig.axes[0].images[0].get_clim() == (-10.0, 10.0)
     finally:
         plt.close(fig)
+
+
+def test_records_at_risk_list_only_flags_beyond_the_control() -> None:
+    from capkit.audit import audit
+    from capkit.report.custodian import custodian_report
+    from capkit.synth.baselines import independent_columns
+
+    rng = np.random.default_rng(4)
+    n = 2400
+    data = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "region": rng.choice(list("abcd"), n),
+                         "age": rng.choice(["<30", "30-50", ">50"], n),
+                         "kids": rng.integers(0, 10, n), "pets": rng.integers(0, 10, n),
+                         "job": rng.choice(list("abc"), n)})  # coarse: 15% chance copies
+    members, holdout = data.iloc[:1200].reset_index(drop=True), data.iloc[1200:]
+    ind = independent_columns(members, seed=1)
+    boot = members.sample(frac=1.0, replace=True, random_state=2).reset_index(drop=True)
+    result = audit(members, {"ind": ind, "boot": boot}, holdout=holdout, keys=KEYS,
+                   targets=["job"], families=("synthpop measures", "distance"),
+                   original_exposure=False, sweep_size=None)
+    raw = result.records_at_risk
+    assert raw[(raw["synthesis"] == "ind")]["exact copy"].any()  # chance copies are there
+    copies = next(f for f in result.findings if f.synthesis == "ind"
+                  and f.measure == "exact copies")
+    assert copies.verdict == "not flagged"  # ... at the holdout's rate
+    flagged = result.records_flagged
+    ind_rows = flagged[flagged["synthesis"] == "ind"]
+    assert not ind_rows["exact copy"].any() and (ind_rows["score"] == 0).all()
+    assert (flagged[flagged["synthesis"] == "boot"]["score"] > 0).any()
+    report = custodian_report(result, "capkit report", {}, [])
+    (section,) = [s for s in report.sections if s.title == "The people at risk"]
+    assert "ind: none (no member flagged by a measure beyond its control)" in section.items
+    assert [t.title for t in section.tables] == ["Records at risk: boot"]

@@ -119,6 +119,9 @@ class Audit:
     exposure: exposure.Exposure | None = None
     #: The worst combinations of k of the keys, per synthesis (None when not asked).
     worst_combinations: exposure.WorstCombinations | None = None
+    #: :attr:`records_at_risk` with only the flags beyond the control
+    #: (:func:`capkit.audit.at_risk.kept_flags`): what the report lists and draws.
+    records_flagged: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         return display.short_repr(self)
@@ -376,13 +379,14 @@ def audit(original: pd.DataFrame,
                            WIDE_TOLERANCE)
     start = time.perf_counter()
     exposed, unmeasured = at_risk.records_at_risk(original, keys_, targets_, evidence, holdout)
+    beyond, _ = at_risk.records_at_risk(original, keys_, targets_, evidence, holdout, findings)
     timings["records at risk"] = time.perf_counter() - start
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
-                 exposed, at_risk.distances(evidence), own, worst)
+                 exposed, at_risk.distances(evidence), own, worst, beyond)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

@@ -58,7 +58,7 @@ def pictures(result: Audit) -> list[Picture]:
                        "to the closest synthetic record, in % of each group; dotted: the "
                        "near-copy threshold (the holdout's 5% quantile).", "distances",
                        (result.distances,), {}))
-    table = result.records_at_risk
+    table = result.records_flagged  # flags beyond the control only
     if not table.empty and (table["score"] > 0).any():
         wanted.append((f"The {TOP_RECORDS} members most exposed by each synthesis (rows, by "
                        "rank) and the measures flagging them (columns): each flagged cell names "

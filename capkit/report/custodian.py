@@ -121,12 +121,17 @@ _AT_RISK = (
     "sample unique {unique:g}, plus {extra:g} for each further target disclosed (ties by row). "
     "'row' is the record's 0-based row in the original file (header excluded). A flag says "
     "which measure found the record, not that its value was learnt: see "
-    "docs/custodian-report.md, 'The people at risk'.")
+    "docs/custodian-report.md, 'The people at risk'. Only flags beyond the control count: a "
+    "flag whose measure's finding is 'not flagged' against the holdout or its baseline is "
+    "chance and is left out, and a sample unique alone lists no record (it is the original's "
+    "exposure); a synthesis with nothing left says 'none'.")
 
 
 def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dict]]:
-    """The most exposed records of each synthesis, and their JSON entries."""
-    table = audit.records_at_risk
+    """The most exposed records of each synthesis (flags beyond the control only), and their
+    JSON entries."""
+    table = audit.records_flagged if not audit.records_flagged.empty else \
+        audit.records_at_risk
     listed = at_risk.top(table, TOP_RECORDS)
     flags = at_risk.flag_lists(listed) if len(listed) else []
     entries = [{"row": int(r), "synthesis": str(n), "flags": f, "score": float(sc),
@@ -149,7 +154,7 @@ def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dic
     for name in audit.syntheses:
         mine = shown[shown["synthesis"] == name] if len(shown) else shown
         if not len(mine):
-            items.append(f"{name}: no member flagged by any measure")
+            items.append(f"{name}: none (no member flagged by a measure beyond its control)")
             continue
         frame = pd.DataFrame({
             "rank": mine["rank"].to_numpy(), "row": mine["row"].to_numpy(),

@@ -109,6 +109,8 @@ def anonymeter_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame
     if family == "singling out":
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
                            confidence=confidence, progress=progress)
+        if keep is not None:  # what the queries matched stays, measured or not
+            keep.queries = res.queries
         if res.n_queries < MIN_QUERIES:
             raise CapkitError(
                 f"only {res.n_queries:,} singling-out queries could be made from the synthetic "
@@ -116,8 +118,6 @@ def anonymeter_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame
                 "nothing either way, so singling out is not measured (the synthesis has few "
                 "records unique on any 3 columns)")
         detail = res.count_text
-        if keep is not None:
-            keep.queries = res.queries
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]

@@ -192,3 +192,22 @@ def _tables(text: str) -> list[str]:
     import re
 
     return re.findall(r"-?\\d+\\.\\d+", text)
+
+
+# -- notes on stderr: once, with the right role ------------------------------------------------
+
+def test_report_notes_name_columns_by_their_role_once(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    n = 600
+    data = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "region": rng.choice(list("abc"), n),
+                         "job": rng.choice(list("abcd"), n)}).astype(object)
+    data.loc[rng.random(n) < 0.1, "region"] = None  # a default key with missing values
+    data["income"] = np.round(rng.lognormal(10, 0.5, n))  # the target
+    data.iloc[:400].to_csv(tmp_path / "o.csv", index=False)
+    data.iloc[:400].sample(frac=1.0, random_state=1).to_csv(tmp_path / "s.csv", index=False)
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "o.csv"),
+                                       str(tmp_path / "s.csv"), "--family",
+                                       "synthpop measures", "-o", str(tmp_path / "r.txt")])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "'region' has" in line]
+    assert len(said) == 1 and said[0].startswith("Note: column 'region' has"), said

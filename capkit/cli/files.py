@@ -62,9 +62,10 @@ def _value_text(value: object) -> str:
 
 
 def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int]], n: int,
-                          option: str | None) -> list[str]:
+                          option: str | None, role: str = "target") -> list[str]:
     """A note per target with missing values in some file, with the counts (and the command's
-    ``option`` that leaves them out, if it has one)."""
+    ``option`` that leaves them out, if it has one); ``role`` names the columns ("column"
+    when the command has not chosen its keys and targets yet: the report's defaults)."""
     notes = []
     for t, c_o in counts_o.items():
         c_s = [c[t] for c in counts_s]
@@ -73,7 +74,7 @@ def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int
         where = (f"{c_s[0]} in the synthetic file" if len(c_s) == 1 else
                  f"{', '.join(str(c) for c in c_s)} in synthetic files 1-{len(c_s)}")
         notes.append(
-            f"target {t!r} has {c_o} missing value{'s' if c_o != 1 else ''} in the original "
+            f"{role} {t!r} has {c_o} missing value{'s' if c_o != 1 else ''} in the original "
             f"file ({100 * c_o / n:.1f}% of {n} records) and {where}; a missing value is "
             "counted as a level of its own (synthpop's 'Missing')"
             + (f"; {option} leaves those records out" if option else ""))
@@ -301,7 +302,7 @@ def load_inputs(
     notes += _missing_target_notes(
         {t: int(orig_file.frame[t].isna().sum()) for t in kept},
         [{t: int(f.frame[t].isna().sum()) for t in kept} for f in syn_files], n,
-        target_na_option)
+        target_na_option, "target" if explicit or keys else "column")
     lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
     lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
               for j, f in enumerate(syn_files, start=1)]

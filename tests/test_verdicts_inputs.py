@@ -211,3 +211,30 @@ def test_report_notes_name_columns_by_their_role_once(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     said = [line for line in result.stderr.splitlines() if "'region' has" in line]
     assert len(said) == 1 and said[0].startswith("Note: column 'region' has"), said
+
+
+# -- each file named by its role --------------------------------------------------------------
+
+def test_a_holdout_coded_differently_is_named_the_holdout() -> None:
+    import pytest
+
+    from capkit.disclosure import disclosure, disclosure_summary
+    from capkit.errors import DisjointLevelsError
+
+    rng = np.random.default_rng(1)
+    n = 1000
+    data = pd.DataFrame({"sex": rng.choice(["f", "m"], n),
+                         "region": rng.choice(list("abcdef"), n),
+                         "job": rng.choice(list("abcd"), n)})
+    members, holdout = data.iloc[:500], data.iloc[500:].assign(
+        job=lambda f: f["job"].str.upper())  # the holdout file writes the levels in capitals
+    synthetic = members.sample(frac=1.0, replace=True, random_state=1)
+    for run in (lambda: disclosure(synthetic, members, ["sex", "region"], "job",
+                                   holdout=holdout),
+                lambda: disclosure_summary(synthetic, members, ["sex", "region"], ["job"],
+                                           holdout=holdout)):
+        with pytest.raises(DisjointLevelsError) as caught:
+            run()
+        text = str(caught.value)
+        assert "none of the 500 holdout records" in text and "holdout levels ['A'" in text
+        assert "original" not in text, text

@@ -25,7 +25,7 @@ import pandas as pd
 from capkit.control import compare_to_control
 from capkit.counts.encode import kind_of_series
 from capkit.data.align import column_difference
-from capkit.errors import CapkitError, ContinuousTargetWarning
+from capkit.errors import CapkitError, ContinuousTargetWarning, DisjointLevelsError
 
 #: Measures compared, in percent of each group's records.
 CONTROLLED = ("DiSCO", "DCAP")
@@ -141,8 +141,21 @@ def holdout_run(members: object = None) -> Iterator[None]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ContinuousTargetWarning)
             yield
+    except DisjointLevelsError as exc:  # the holdout is the "original" of this run: say so
+        raise DisjointLevelsError(
+            _as_holdout(str(exc)), column=exc.column, role=exc.role,
+            reason=None if exc.reason is None else _as_holdout(exc.reason)) from exc
     finally:
         BREAKS_FROM.reset(token)
+
+
+def _as_holdout(text: str) -> str:
+    """A message of the holdout's run, where the holdout stands in the original's place,
+    with each file named by its role."""
+    return (text.replace("original records", "holdout records")
+            .replace("original levels", "holdout levels")
+            .replace("between the original and", "between the holdout and")
+            .replace("original data", "holdout"))
 
 
 def breaks_reference(name: str) -> object:

@@ -4,14 +4,14 @@ The rules, stated in every report that uses them:
 
 * **keys**: the columns with 2 to :data:`MAX_KEY_LEVELS` levels in the original data,
   categorical (text, category or boolean) or numeric (survey files code sex, region or marital
-  status as 1, 2, 3), in column order, at most :data:`MAX_KEYS` of them, leaving out a column
-  that adds no split to the keys before it (a numeric code of a column already taken), and
-  passing over a column missing for more than :data:`MAX_KEY_MISSING` of the records unless
-  the others do not make up the keys: the
-  columns an intruder is likely to know without making every record unique. When the keys (chosen or
-  given) leave no record unique in the original, or fewer than :data:`FEW_UNIQUE` of them, a
-  warning says that they single out (almost) nobody, so the identity measures have little to
-  find;
+  status as 1, 2, 3), demographic-looking names first (:func:`looks_demographic`: what an
+  intruder knows of a person), then in column order, at most :data:`MAX_KEYS` of them,
+  leaving out a column that adds no split to the keys before it (a numeric code of a column
+  already taken), and passing over a column missing for more than :data:`MAX_KEY_MISSING` of
+  the records unless the others do not make up the keys: the columns an intruder is likely to
+  know without making every record unique. When the keys (chosen or given) leave no record
+  unique in the original, or fewer than :data:`FEW_UNIQUE` of them, a warning says that they
+  single out (almost) nobody, so the identity measures have little to find;
 * **targets**: every other column with at least two levels, the first :data:`MAX_TARGETS` of
   them (a note names the rest, which ``targets=`` / ``--targets`` can measure);
 * **identifiers** are left out of every measure unless named as keys or targets: a text,
@@ -31,6 +31,7 @@ The rules, stated in every report that uses them:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -134,6 +135,10 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     if key_list is None:
         candidates = [c for c in columns if 2 <= levels[c] <= MAX_KEY_LEVELS
                       and c not in (target_list or [])]
+        # what an intruder knows of a person: demographic-looking columns first (sex, age
+        # group, region, marital status, education, ...), then the others, each in file order
+        known = [c for c in candidates if looks_demographic(c)]
+        candidates = known + [c for c in candidates if c not in known]
         # an intruder knows what a register holds for everyone: a column missing for many
         # records is a poor key, taken only when the others do not make up the keys
         missing = {c: float(original[c].isna().mean()) for c in candidates}
@@ -150,7 +155,9 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
         passed = [c for c in _informative(original, candidates) if c not in key_list]
         notes.append(f"keys (default): {', '.join(key_list)}: the first {MAX_KEYS} columns "
                      f"with 2 to {MAX_KEY_LEVELS} distinct values (numbers with few values "
-                     "count: they are codes), each adding splits to the ones before"
+                     "count: they are codes), demographic-looking names first (what an intruder "
+                     "knows of a person: sex, age, region, marital status, education, ...), "
+                     "each adding splits to the ones before"
                      + (f"; passed over for missing values (more than "
                         f"{MAX_KEY_MISSING:.0%} of records): {', '.join(passed)}"
                         if passed else "")
@@ -181,6 +188,24 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
         if not is_numeric(original[t]) and levels[t] > CONTINUOUS_TARGET_LEVELS:
             notes.append(_many_levels_note(t, original[t], levels[t]))
     return Choice(key_list, target_list, groups, notes, identifiers, constants, warnings)
+
+
+#: Name parts of the columns an intruder is likely to know of a person (census and survey
+#: names: sex, age group, race, marital status, region, education, occupation, household).
+DEMOGRAPHIC = ("sex", "gender", "age", "race", "ethnic", "marital", "marst", "married",
+               "region", "state", "county", "district", "province", "country", "nation",
+               "citizen", "born", "birth", "educ", "school", "degree", "occup", "job", "profes",
+               "relig", "hisp", "kids", "child", "household", "hhsize", "placesize", "urban",
+               "rural")
+
+
+def looks_demographic(name: object) -> bool:
+    """Whether a column's name reads as a demographic attribute (:data:`DEMOGRAPHIC`, a part of
+    the lower-cased name: ``agegr``, ``marital.status``, ``RACE``; ``age`` within a word such as
+    ``wage`` or ``usage`` does not count)."""
+    text = str(name).lower()
+    words = re.split(r"[^a-z]+", text)
+    return any(w.startswith(p) for w in words if w for p in DEMOGRAPHIC)
 
 
 def _informative(original: pd.DataFrame, candidates: list[str]) -> list[str]:
@@ -236,5 +261,5 @@ def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:
     return text
 
 
-__all__ = ["FEW_UNIQUE", "MAX_KEYS", "MAX_KEY_LEVELS", "MAX_KEY_MISSING", "MAX_TARGETS",
-           "TARGET_GROUPS", "Choice", "choose", "is_identifier"]
+__all__ = ["DEMOGRAPHIC", "FEW_UNIQUE", "MAX_KEYS", "MAX_KEY_LEVELS", "MAX_KEY_MISSING",
+           "MAX_TARGETS", "TARGET_GROUPS", "Choice", "choose", "is_identifier", "looks_demographic"]

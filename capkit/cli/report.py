@@ -108,8 +108,8 @@ def pictures(result: Audit) -> list[Picture]:
 @click.command()
 @opts.FILES
 @click.option("--keys", default=None, metavar="K1,K2,...",
-              help="Key columns (default: the first 4 categorical columns with 2 to 20 "
-                   "levels).")
+              help="Key columns (default: 4 columns with 2 to 20 levels, demographic-looking "
+                   "names first, few missing values; the report says why).")
 @click.option("--targets", default=None, metavar="T1,T2,...",
               help="Target columns (default: every other column with at least two levels).")
 @click.option("--holdout", "holdout_path", type=click.Path(path_type=Path), default=None,

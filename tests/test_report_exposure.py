@@ -132,10 +132,18 @@ def test_worst_combinations_are_the_sweeps_worst(frames) -> None:
                            {"income": 5})
         full = sweep(grouped[1], grouped[0], KEYS, TARGETS, sizes=2, holdout=grouped[2])
         mine = got.table[got.table["synthesis"] == name].drop(columns="synthesis")
-        pd.testing.assert_frame_equal(mine.reset_index(drop=True), full.worst(WORST_SHOWN))
-        pd.testing.assert_frame_equal(got.matrices[name], full.key_target())
+        # with a holdout the control ranks and colours them: the members' advantage
+        pd.testing.assert_frame_equal(mine.reset_index(drop=True),
+                                      full.worst(WORST_SHOWN, by="advantage"))
+        pd.testing.assert_frame_equal(got.matrices[name], full.key_target("advantage"))
+    assert got.by == "advantage"
     # worst first within each synthesis
     for _, part in got.table.groupby("synthesis"):
+        assert part["advantage"].is_monotonic_decreasing
+    # without a holdout, DiSCO - Dorig
+    alone = worst_combinations(members, named, None, KEYS, TARGETS, {"income": 5}, 2)
+    assert alone.by == "excess"
+    for _, part in alone.table.groupby("synthesis"):
         assert part["excess"].is_monotonic_decreasing
 
 

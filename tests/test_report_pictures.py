@@ -109,18 +109,34 @@ def test_distances_are_the_audits(result: Audit, frames: dict[str, pd.DataFrame]
 
 def test_forest_rows_and_grid_cells(result: Audit) -> None:
     fig = findings_forest(result.findings)
-    ax = fig.axes[0]
     with_risk = [f for f in result.findings if f.risk is not None]
-    labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == [f"{f.synthesis} | {f.measure} | {f.subject}" for f in with_risk]
-    # each row's verdict is written at the right (readable without colour), in row order
-    words = [t.get_text() for t in ax.texts]
-    assert words == [f.verdict for f in with_risk]
-    # and each verdict has its own marker
-    handles, names = ax.get_legend_handles_labels()
-    assert set(names) == {f.verdict for f in with_risk}
-    assert {n: h[0].get_marker() for h, n in zip(handles, names, strict=True)} == {
-        n: MARKERS[n] for n in names}
+    names = list(dict.fromkeys(f.synthesis for f in with_risk))
+    assert len(fig.axes) == len(names)  # a panel per synthesis, each with its risk axis
+    seen: set[str] = set()
+    for ax, name in zip(fig.axes, names, strict=True):
+        assert ax.get_title(loc="left") == name
+        assert all(t.get_visible() for t in ax.get_xticklabels())  # the axis repeated
+        mine = [f for f in with_risk if f.synthesis == name]
+        families = list(dict.fromkeys(f.family for f in mine))
+        # a row per family, top to bottom, with its count of findings
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert labels == [f"{fam} ({sum(f.family == fam for f in mine)})"
+                          for fam in families]
+        # each row's worst verdict is written at the right (readable without colour)
+        words = [t.get_text() for t in ax.texts]
+        assert words == [next(lv for lv in LEVELS if any(
+            f.verdict == lv for f in mine if f.family == fam)) for fam in families]
+        # every finding is a point
+        points = sum(len(line.get_xdata()) for line in ax.lines if line.get_marker() in
+                     set(MARKERS.values()))
+        assert points == len(mine)
+        seen |= {f.verdict for f in mine}
+        # and each verdict has its own marker
+        handles, levels = ax.get_legend_handles_labels()
+        assert {n: h[0].get_marker() for h, n in zip(handles, levels, strict=True)} == {
+            n: MARKERS[n] for n in levels}
+    # one legend, on the first panel, naming every verdict drawn
+    assert {t.get_text() for t in fig.axes[0].get_legend().get_texts()} == seen
     plt.close(fig)
 
     fig = verdict_grid(result.findings, result.syntheses)

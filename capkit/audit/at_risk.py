@@ -36,6 +36,14 @@ it out; every flag is a vectorised look-up into those outputs:
     evidence either way and is not flagged (its members' exposure shows as sample and
     replicated uniques and DiSCO). Needs a holdout. ``attack targets`` names the targets.
 
+**Beyond the control only.** A flag says what a measure found about one record; whether that
+is disclosure is what the measure's finding says, against the holdout or its no-information
+baseline. A flag whose finding is "not flagged" by a control or baseline (an independent
+synthesis's chance copies, a DP release's DiSCO cells that the holdout's records get as often)
+is chance, and is dropped (:func:`kept_flags`); a finding not judged (no holdout, no baseline)
+keeps its flags. ``sample unique`` is the original's exposure, not the synthesis's: it adds to
+the score of a record that some other measure flags, and lists no record on its own.
+
 The score is a weighted count of the flags, weights by severity (:data:`WEIGHTS`): an exact
 copy 5; a near copy 3; a replicated unique 3; DiSCO, attack and singled out 2 each; a sample
 unique 1 (on its own it is the original's exposure, not the synthesis's); plus
@@ -57,9 +65,19 @@ from capkit.counts.cells import CellTable
 from capkit.counts.rows import unique_rows
 from capkit.disclosure.measures import cell_tables
 
-__all__ = ["EXTRA_TARGET", "FLAGS", "MASK", "RARE_VALUE", "WEIGHTS", "Distances", "Evidence",
-           "flag_lists",
-           "masked", "records_at_risk", "top"]
+__all__ = ["EXTRA_TARGET", "FLAGS", "FLAG_FINDINGS", "MASK", "RARE_VALUE", "WEIGHTS",
+           "Distances", "Evidence", "flag_lists", "kept_flags", "masked", "records_at_risk",
+           "top"]
+
+#: The findings (family, measure) whose verdict decides whether a flag counts (module note).
+FLAG_FINDINGS = {
+    "exact copy": (("copies", "exact copies"), ("copies", "synthetic records copying a member")),
+    "near copy": (("copies", "near copies"),),
+    "replicated unique": (("identity", "repU"),),
+    "DiSCO": (("attribute", "DiSCO"),),
+    "attack": (("attack", "knn attack"),),
+    "singled out": (("singling out", "multivariate singling out"),),
+}
 
 #: The measures that can flag a record, in the table's column order.
 FLAGS = ("exact copy", "near copy", "replicated unique", "DiSCO", "attack", "singled out",
@@ -194,10 +212,30 @@ def _targets_text(per_target: dict[str, np.ndarray], n: int,
     return text, count
 
 
+def kept_flags(findings: Sequence[object], synthesis: str, targets: Sequence[str]
+               ) -> set[tuple[str, str | None]]:
+    """The flags of ``synthesis`` that count (module note): (flag, target) for DiSCO and the
+    attack, (flag, None) for the others. A flag counts when no finding judges its measure (a
+    family not run), or some finding of it is flagged or not judged (rule N0); it is dropped
+    when every finding of its measure is "not flagged" against a control or baseline."""
+    mine = [f for f in findings if f.synthesis == synthesis]
+    kept: set[tuple[str, str | None]] = set()
+    for flag, measures in FLAG_FINDINGS.items():
+        for subject in (targets if flag in ("DiSCO", "attack") else [None]):
+            related = [f for f in mine if (f.family, f.measure) in measures
+                       and (subject is None or f.subject == subject)]
+            if not related or any(f.verdict != "not flagged" or f.rule.startswith("N0")
+                                  for f in related):
+                kept.add((flag, subject))
+    return kept
+
+
 def _one(name: str, ev: Evidence, original: pd.DataFrame, keys: list[str],
          targets: list[str], codes: tuple[np.ndarray, np.ndarray] | None,
-         texts: dict[str, np.ndarray]) -> tuple[pd.DataFrame, set[str]]:
-    """One synthesis's rows; ``texts`` keeps each target's values as text, for the next."""
+         texts: dict[str, np.ndarray], kept: set[tuple[str, str | None]] | None = None
+         ) -> tuple[pd.DataFrame, set[str]]:
+    """One synthesis's rows; ``texts`` keeps each target's values as text, for the next;
+    ``kept`` (:func:`kept_flags`): the flags that count, None for all."""
     n = len(original)
     flags = {f: np.zeros(n, dtype=bool) for f in FLAGS}
     measured: set[str] = set()
@@ -224,6 +262,12 @@ def _one(name: str, ev: Evidence, original: pd.DataFrame, keys: list[str],
         for t, records in ev.attack.items():
             attack[t] = _attack_flag(records, *codes)
             measured.add("attack")
+    if kept is not None:  # beyond the control only (module note)
+        for f in ("exact copy", "near copy", "replicated unique", "singled out"):
+            if (f, None) not in kept:
+                flags[f] = np.zeros(n, dtype=bool)
+        disco = {t: v for t, v in disco.items() if ("DiSCO", t) in kept}
+        attack = {t: v for t, v in attack.items() if ("attack", t) in kept}
     disco_text, n_disco = _targets_text(disco, n)
     attack_text, n_attack = _targets_text(attack, n)
     flags["DiSCO"], flags["attack"] = n_disco > 0, n_attack > 0
@@ -237,6 +281,9 @@ def _one(name: str, ev: Evidence, original: pd.DataFrame, keys: list[str],
     with_values, _ = _targets_text(either, n, shown)
     score = sum(WEIGHTS[f] * flags[f] for f in FLAGS) + EXTRA_TARGET * (
         np.maximum(n_disco - 1, 0) + np.maximum(n_attack - 1, 0))
+    if kept is not None:  # a sample unique alone is the original's exposure: no score
+        others = np.any([flags[f] for f in FLAGS if f != "sample unique"], axis=0)
+        score = np.where(others, score, 0.0)
     frame = pd.DataFrame({"row": np.arange(n), "synthesis": name, **flags,
                           "DiSCO targets": disco_text, "attack targets": attack_text,
                           "disclosed targets": named, "disclosed values": with_values,
@@ -251,7 +298,8 @@ def _one(name: str, ev: Evidence, original: pd.DataFrame, keys: list[str],
 
 
 def records_at_risk(original: pd.DataFrame, keys: Sequence[str], targets: Sequence[str],
-                    evidence: Mapping[str, Evidence], holdout: pd.DataFrame | None = None
+                    evidence: Mapping[str, Evidence], holdout: pd.DataFrame | None = None,
+                    findings: Sequence[object] | None = None
                     ) -> tuple[pd.DataFrame, list[str]]:
     """The table of the people at risk (the module note): one row per member and synthesis.
 
@@ -266,6 +314,9 @@ def records_at_risk(original: pd.DataFrame, keys: Sequence[str], targets: Sequen
         Synthesis name -> what the audit's measures returned record by record.
     holdout
         The holdout the audit compared with (the attack flag needs it), or None.
+    findings
+        The audit's findings: only flags beyond the control count (:func:`kept_flags`);
+        None keeps every flag.
 
     Returns
     -------
@@ -283,7 +334,8 @@ def records_at_risk(original: pd.DataFrame, keys: Sequence[str], targets: Sequen
         codes = _key_codes(original, holdout, keys)
     parts, measured, texts = [], set(), {}
     for name, ev in evidence.items():
-        frame, found = _one(name, ev, original, keys, list(targets), codes, texts)
+        kept = None if findings is None else kept_flags(findings, name, list(targets))
+        frame, found = _one(name, ev, original, keys, list(targets), codes, texts, kept)
         parts.append(frame)
         measured |= found
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

@@ -27,10 +27,14 @@ from capkit.audit.run import Audit
 from capkit.audit.verdicts import LEVELS
 from capkit.errors import CapkitError
 
-__all__ = ["COLUMNS", "HIGHER_IS_SAFER", "before_after"]
+__all__ = ["COLUMNS", "DIGITS", "HIGHER_IS_SAFER", "before_after"]
 
 #: Measures whose larger value means less disclosure (every other: more).
 HIGHER_IS_SAFER = frozenset({"median distance to closest record"})
+
+#: Decimals the before/after table shows; a change that rounds to 0 at this precision is no
+#: change (never "worse": a reader sees 0.00).
+DIGITS = 2
 
 #: The columns of :func:`before_after`'s table.
 COLUMNS = ["family", "measure", "subject", "unit", "before", "after", "change",
@@ -58,9 +62,10 @@ def before_after(audit: Audit, before: str, after: str) -> pd.DataFrame:
         One row per finding, in the audit's order: :data:`COLUMNS`. ``before`` and ``after``
         are the members' values (the unit says what), ``change`` = after - before, the
         holdout's values beside them (NaN without a holdout); ``worse`` is True when the value
-        moved towards more disclosure (:data:`HIGHER_IS_SAFER` gives the measures where down
-        is worse), ``more severe`` when the verdict is. A finding of only one of the two (a
-        family that failed on the other) has NaN on the other side and is neither.
+        moved towards more disclosure by at least what the table shows (:data:`DIGITS`
+        decimals: a change shown as 0.00 is none; :data:`HIGHER_IS_SAFER` gives the measures
+        where down is worse), ``more severe`` when the verdict is. A finding of only one of
+        the two (a family that failed on the other) has NaN on the other side and is neither.
 
     Raises
     ------
@@ -91,6 +96,6 @@ def before_after(audit: Audit, before: str, after: str) -> pd.DataFrame:
                      "holdout after": math.nan if fa is None else _value(fa.holdout),
                      "verdict before": None if fb is None else fb.verdict,
                      "verdict after": None if fa is None else fa.verdict,
-                     "worse": bool(not math.isnan(moved) and moved > 1e-9),
+                     "worse": bool(not math.isnan(moved) and round(moved, DIGITS) > 0),
                      "more severe": bool(severer)})
     return pd.DataFrame(rows, columns=COLUMNS)

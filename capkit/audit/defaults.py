@@ -4,11 +4,14 @@ The rules, stated in every report that uses them:
 
 * **keys**: the columns with 2 to :data:`MAX_KEY_LEVELS` levels in the original data,
   categorical (text, category or boolean) or numeric (survey files code sex, region or marital
-  status as 1, 2, 3), in column order, at most :data:`MAX_KEYS` of them, leaving out a column
-  that adds no split to the keys before it (a numeric code of a column already taken): the
-  columns an intruder is likely to know without making every record unique. When the keys (chosen or
-  given) leave no record unique in the original, a warning says that they cannot single
-  anyone out, so the identity measures will find nothing;
+  status as 1, 2, 3), demographic-looking names first (:func:`looks_demographic`: what an
+  intruder knows of a person), then in column order, at most :data:`MAX_KEYS` of them,
+  leaving out a column that adds no split to the keys before it (a numeric code of a column
+  already taken), and passing over a column missing for more than :data:`MAX_KEY_MISSING` of
+  the records unless the others do not make up the keys: the columns an intruder is likely to
+  know without making every record unique. When the keys (chosen or given) leave no record
+  unique in the original, or fewer than :data:`FEW_UNIQUE` of them, a warning says that they
+  single out (almost) nobody, so the identity measures have little to find;
 * **targets**: every other column with at least two levels, the first :data:`MAX_TARGETS` of
   them (a note names the rest, which ``targets=`` / ``--targets`` can measure);
 * **identifiers** are left out of every measure unless named as keys or targets: a text,
@@ -28,6 +31,7 @@ The rules, stated in every report that uses them:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -43,6 +47,14 @@ MAX_KEY_LEVELS = 20
 MAX_KEYS = 4
 #: Most default targets (a wide file would otherwise give a report of thousands of lines).
 MAX_TARGETS = 20
+#: Share of missing values above which a column is a default key only when the others do not
+#: make up :data:`MAX_KEYS` keys (an intruder rarely knows what a file often lacks).
+MAX_KEY_MISSING = 0.2
+
+#: Share of the original's records unique on the keys under which a warning says the keys
+#: single out almost nobody.
+FEW_UNIQUE = 0.01
+
 #: Classes of a grouped numeric target (synthpop's ngroups_targets).
 TARGET_GROUPS = 5
 
@@ -123,13 +135,34 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     if key_list is None:
         candidates = [c for c in columns if 2 <= levels[c] <= MAX_KEY_LEVELS
                       and c not in (target_list or [])]
-        key_list = _informative(original, candidates)
+        # what an intruder knows of a person: demographic-looking columns first (sex, age
+        # group, region, marital status, education, ...), then the others, each in file order
+        known = [c for c in candidates if looks_demographic(c)]
+        candidates = known + [c for c in candidates if c not in known]
+        # an intruder knows what a register holds for everyone: a column missing for many
+        # records is a poor key, taken only when the others do not make up the keys
+        missing = {c: float(original[c].isna().mean()) for c in candidates}
+        sparse = [c for c in candidates if missing[c] > MAX_KEY_MISSING]
+        key_list = _informative(original, [c for c in candidates if c not in sparse])
+        if len(key_list) < MAX_KEYS and sparse:
+            key_list = _informative(original, [c for c in candidates
+                                               if c in key_list or c in sparse])
         if not key_list:
             raise CapkitError(f"no default key: no column has 2 to {MAX_KEY_LEVELS} distinct "
                               "values; give the keys")
+        unique = int((original.groupby(key_list, dropna=False, sort=False, observed=True)
+                      .size() == 1).sum())
+        passed = [c for c in _informative(original, candidates) if c not in key_list]
         notes.append(f"keys (default): {', '.join(key_list)}: the first {MAX_KEYS} columns "
                      f"with 2 to {MAX_KEY_LEVELS} distinct values (numbers with few values "
-                     "count: they are codes)")
+                     "count: they are codes), demographic-looking names first (what an intruder "
+                     "knows of a person: sex, age, region, marital status, education, ...), "
+                     "each adding splits to the ones before"
+                     + (f"; passed over for missing values (more than "
+                        f"{MAX_KEY_MISSING:.0%} of records): {', '.join(passed)}"
+                        if passed else "")
+                     + f"; they make {100 * unique / len(original):.2f}% of the original's "
+                       "records unique (--keys / keys= chooses others)")
     clash = [t for t in target_list or [] if t in key_list]
     if clash:
         raise CapkitError(f"target column {clash[0]!r} is also a key; a target cannot be a key")
@@ -157,6 +190,24 @@ def choose(original: pd.DataFrame, keys: Sequence[str] | None = None,
     return Choice(key_list, target_list, groups, notes, identifiers, constants, warnings)
 
 
+#: Name parts of the columns an intruder is likely to know of a person (census and survey
+#: names: sex, age group, race, marital status, region, education, occupation, household).
+DEMOGRAPHIC = ("sex", "gender", "age", "race", "ethnic", "marital", "marst", "married",
+               "region", "state", "county", "district", "province", "country", "nation",
+               "citizen", "born", "birth", "educ", "school", "degree", "occup", "job", "profes",
+               "relig", "hisp", "kids", "child", "household", "hhsize", "placesize", "urban",
+               "rural")
+
+
+def looks_demographic(name: object) -> bool:
+    """Whether a column's name reads as a demographic attribute (:data:`DEMOGRAPHIC`, a part of
+    the lower-cased name: ``agegr``, ``marital.status``, ``RACE``; ``age`` within a word such as
+    ``wage`` or ``usage`` does not count)."""
+    text = str(name).lower()
+    words = re.split(r"[^a-z]+", text)
+    return any(w.startswith(p) for w in words if w for p in DEMOGRAPHIC)
+
+
 def _informative(original: pd.DataFrame, candidates: list[str]) -> list[str]:
     """The first :data:`MAX_KEYS` candidates in column order, leaving out one that adds no split
     to the keys before it (a code of a column already taken, such as Adult's education.num
@@ -174,10 +225,18 @@ def _informative(original: pd.DataFrame, candidates: list[str]) -> list[str]:
 
 
 def _unique_warning(original: pd.DataFrame, keys: list[str]) -> list[str]:
-    """A warning when no record of the original is unique on the keys (one GROUP BY)."""
+    """A warning when no record of the original is unique on the keys, or almost none (under
+    :data:`FEW_UNIQUE` of them; one GROUP BY)."""
     sizes = original.groupby(keys, dropna=False, sort=False, observed=True).size()
-    if (sizes == 1).any():
+    unique = int((sizes == 1).sum())
+    if unique and unique >= FEW_UNIQUE * len(original):
         return []
+    if unique:
+        return [f"these keys ({', '.join(keys)}) make {100 * unique / len(original):.2f}% of "
+                f"the original's records unique ({unique:,} of {len(original):,}): the "
+                "identity and attribute families have little to find, and 'not flagged' says "
+                "little; give keys an intruder would know that narrow people down (keys= / "
+                "--keys)"]
     return [f"no record of the original is unique on the keys ({', '.join(keys)}: "
             f"{len(sizes):,} combinations, the smallest shared by {int(sizes.min()):,} records):"
             " the keys cannot single anyone out, so the identity measures (repU, singling out) "
@@ -202,5 +261,5 @@ def _many_levels_note(column: str, series: pd.Series, levels: int) -> str:
     return text
 
 
-__all__ = ["MAX_KEYS", "MAX_KEY_LEVELS", "MAX_TARGETS", "TARGET_GROUPS", "Choice", "choose",
-           "is_identifier"]
+__all__ = ["DEMOGRAPHIC", "FEW_UNIQUE", "MAX_KEYS", "MAX_KEY_LEVELS", "MAX_KEY_MISSING",
+           "MAX_TARGETS", "TARGET_GROUPS", "Choice", "choose", "is_identifier", "looks_demographic"]

@@ -197,13 +197,19 @@ class WorstCombinations:
     size
         Keys per combination (k).
     table
-        The worst :data:`WORST_SHOWN` rows of each synthesis (largest DiSCO - Dorig, ties by
-        target and keys): ``synthesis`` and the sweep's columns (``target``, ``keys``,
+        The worst :data:`WORST_SHOWN` rows of each synthesis (largest ``by``, ties by target and
+        keys): ``synthesis`` and the sweep's columns (``target``, ``keys``,
         ``DiSCO``, ``Dorig``, ``excess``, ``identifying`` and, with a holdout, ``holdout
         DiSCO``, ``advantage``, ``risk``, ``risk low``, ``risk high``). Empty when skipped.
     matrices
-        Synthesis -> the key x target matrix of the mean DiSCO - Dorig over the combinations
+        Synthesis -> the key x target matrix of the mean ``by`` over the combinations
         containing the key (SDNist's heatmap, :meth:`SweepResult.key_target`).
+    by
+        What ranks and colours them: ``"advantage"`` (the members' DiSCO less the holdout's,
+        points) when there is a holdout, the control; else ``"excess"`` (DiSCO - Dorig, the
+        synthesis against the original itself, SDNist's k-DiSCO). A synthesis whose DiSCO is
+        high on keys where the holdout's is as high discloses nothing about its members: a
+        differentially private release can top an excess ranking with an advantage of 0.
     pairs
         (combination, target) pairs counted, over every synthesis.
     skipped
@@ -218,10 +224,11 @@ class WorstCombinations:
     pairs: int = 0
     skipped: str | None = None
     notes: list[str] = field(default_factory=list)
+    by: str = "excess"
 
     def to_dict(self) -> dict[str, object]:
         """Plain values for the JSON report: the worst rows as records."""
-        return {"size": self.size, "pairs": self.pairs, "skipped": self.skipped,
+        return {"size": self.size, "pairs": self.pairs, "skipped": self.skipped, "by": self.by,
                 "notes": list(self.notes),
                 "worst": self.table.to_dict("records") if len(self.table) else []}
 
@@ -290,7 +297,7 @@ def worst_combinations(original: pd.DataFrame, named: dict[str, pd.DataFrame],
     if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
         raise CapkitError(f"sweep_size (--sweep-size) must be a positive whole number, got "
                           f"{size!r}")
-    out = WorstCombinations(int(size))
+    out = WorstCombinations(int(size), by="advantage" if holdout is not None else "excess")
     if len(keys) <= size:
         out.skipped = (f"{len(keys)} key(s): a sweep of {size}-key combinations needs at least "
                        f"{size + 1} keys (with {len(keys)} it repeats the report's own keys)")
@@ -320,8 +327,8 @@ def worst_combinations(original: pd.DataFrame, named: dict[str, pd.DataFrame],
         notes += [str(w.message) for w in caught if issubclass(w.category, CapkitWarning)
                   and str(w.message) not in notes]
         out.pairs += len(result.table)
-        rows.append(result.worst(WORST_SHOWN).assign(synthesis=name))
-        out.matrices[name] = result.key_target()
+        rows.append(result.worst(WORST_SHOWN, by=out.by).assign(synthesis=name))
+        out.matrices[name] = result.key_target(value=out.by)
     table = pd.concat(rows, ignore_index=True)
     out.table = table[["synthesis", *[c for c in table.columns if c != "synthesis"]]]
     if groups:

@@ -52,6 +52,11 @@ class Finding:
         The verdict level, the rule (code: words) and what to do (empty when not flagged).
     detail
         Counts behind the value (e.g. ``"812 of 5000 members"``).
+    severity
+        How large the disclosure is, beside the rule's word, for the summary line
+        (:func:`severity`): the risk and, for membership inference, the AUC and the TPR at
+        an FPR of 1%, so that two "disclosive" findings of very different size read
+        differently.
     """
 
     synthesis: str
@@ -70,6 +75,7 @@ class Finding:
     rule: str
     action: str
     detail: str = ""
+    severity: str = ""
 
     def to_dict(self) -> dict[str, object]:
         """The finding as a plain dict (for JSON), with its plain-words ``message``."""
@@ -86,12 +92,17 @@ def from_comparison(synthesis: str, family: str, measure: str, subject: str,
     """A finding from the members-vs-holdout comparison (``control``, may be None or lack a
     control rate) and the members-vs-baseline comparison (``baseline``, may be None).
 
-    The verdict follows rules C1-C3 when a holdout rate is there, else B1-B2 against the
-    baseline, else N0 (:mod:`capkit.audit.verdicts`).
+    The verdict follows rules C1-C3 when a holdout rate is there (C0 when the members' rate
+    is at most the baseline's), else B1-B2 against the baseline, else N0
+    (:mod:`capkit.audit.verdicts`).
     """
     main = control if control is not None else baseline
     has_control = control is not None and control.control is not None
-    if has_control:
+    weak = (has_control and baseline is not None and baseline.control is not None
+            and baseline.members.rate <= baseline.control.rate)
+    if weak:  # rule C0: no better than guessing on the members is no evidence
+        judged, compared = verdicts.no_better_than_baseline(family), control
+    elif has_control:
         judged, compared = verdicts.against_control(control, family), control
     elif baseline is not None and baseline.control is not None:
         judged, compared = verdicts.against_baseline(baseline.risk_ci[0], family), baseline
@@ -162,17 +173,34 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
 def over_syntheses(family: str, measure: str, subject: str, members: Sequence[float],
                    n_members: int, holdout: Sequence[float], n_holdout: int,
                    confidence: float = 0.95) -> Finding:
-    """One comparison of several syntheses with the holdout, the same for every command: each
-    group's percentage is averaged over the syntheses first, and the two means are compared
-    once (:func:`from_percents`, rules C1-C3). Averaging assumes the syntheses are replicates
-    of one synthesiser (Raab, Nowok & Dibben's m syntheses); the mean of per-synthesis risks
-    would give another number and, near a rule's bound, another verdict."""
+    """One judgement of several syntheses against the holdout, the same for every command:
+    each synthesis is judged on its own (:func:`from_percents`, rules C1-C3), and so is the
+    mean of the syntheses' percentages (Raab, Nowok & Dibben's m replicates of one
+    synthesiser); the finding returned is the **worst** of these, the mean when it is as bad
+    as the worst file. Averaging alone would let nine safe files hide a disclosive tenth (a
+    bootstrap among model-based syntheses); judging each file never can. The finding names
+    the synthesis whose numbers it gives, and says what the others were."""
     m = len(members)
     if m == 0 or len(holdout) != m:
         raise CapkitError("members and holdout need one percentage per synthesis each")
-    return from_percents(f"mean of {m} syntheses" if m > 1 else "synthesis 1", family, measure,
+    mean = from_percents(f"mean of {m} syntheses" if m > 1 else "synthesis 1", family, measure,
                          subject, float(np.mean(members)), n_members, float(np.mean(holdout)),
                          n_holdout, confidence=confidence)
+    if m == 1:
+        return mean
+    each = [from_percents(f"synthesis {j + 1}", family, measure, subject, float(v), n_members,
+                          float(h), n_holdout, confidence=confidence)
+            for j, (v, h) in enumerate(zip(members, holdout, strict=True))]
+    level = verdicts.worst([f.verdict for f in [mean, *each]])
+    counts = {lv: sum(f.verdict == lv for f in each) for lv in verdicts.LEVELS}
+    said = ", ".join(f"{n} {lv}" for lv, n in counts.items() if n)
+    if mean.verdict == level:
+        return _with(mean, detail=f"{mean.detail}; each of the {m} syntheses judged on its "
+                                  f"own: {said}")
+    top = max((f for f in each if f.verdict == level),
+              key=lambda f: -math.inf if f.risk is None or math.isnan(f.risk) else f.risk)
+    return _with(top, detail=f"{top.detail}; the worst of {m} syntheses judged one by one "
+                             f"({said}); their mean is {mean.verdict}")
 
 
 def coding_caveat(finding: Finding, differs: Sequence[str], forced: bool = False) -> Finding:
@@ -195,9 +223,10 @@ def coding_caveat(finding: Finding, differs: Sequence[str], forced: bool = False
 
 
 #: What the reports say when they average several syntheses.
-REPLICATES = ("With several synthetic files each group's rate is averaged over them and the two "
-              "means compared once: this assumes the files are replicates of one synthesiser "
-              "(files of different synthesisers or sizes should be reported one by one).")
+REPLICATES = ("With several synthetic files each file is judged on its own, and so is the mean "
+              "of their rates (replicates of one synthesiser); the verdict given is the worst "
+              "of these, with the numbers of the file (or the mean) it comes from: averaging "
+              "alone would let safe files hide a disclosive one.")
 
 
 def _percents_compared(members: float, n_members: int, other: float, n_other: int,
@@ -215,6 +244,18 @@ def _num(x: float | None, unit: str = "%") -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "NA"
     return f"{x:,.0f}" if unit == "count" else f"{x:.1f}%"
+
+
+def severity(f: Finding) -> str:
+    """The size of a finding in a few words: its ``severity`` when the measure set one (the
+    membership family's AUC and TPR at 1% FPR), the risk with its interval, e.g.
+    ``"risk 19.0% (14.2% to 23.8%); AUC 0.815, TPR 12.0% at FPR 1%"``."""
+    parts = []
+    if f.risk is not None and not (isinstance(f.risk, float) and math.isnan(f.risk)):
+        parts.append(f"risk {_num(f.risk)} ({_num(f.risk_low)} to {_num(f.risk_high)})")
+    if f.severity:
+        parts.append(f.severity)
+    return "; ".join(parts)
 
 
 def message(f: Finding) -> str:
@@ -236,4 +277,4 @@ def message(f: Finding) -> str:
 
 
 __all__ = ["REPLICATES", "Finding", "coding_caveat", "from_comparison", "from_duplicates",
-           "from_percents", "message", "over_syntheses"]
+           "from_percents", "message", "over_syntheses", "severity"]

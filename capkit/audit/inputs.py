@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from capkit.errors import CapkitError
 
-__all__ = ["as_categories", "check_frames", "syntheses"]
+__all__ = ["as_categories", "check_frames", "infinite_as_missing", "syntheses"]
 
 
 def syntheses(synthetic: object) -> dict[str, pd.DataFrame]:
@@ -62,3 +63,39 @@ def as_categories(original: pd.DataFrame, named: dict[str, pd.DataFrame],
         return frame.astype({c: "category" for c in text if frame[c].dtype == object})
 
     return convert(original), {n: convert(f) for n, f in named.items()}, convert(holdout)
+
+
+def infinite_as_missing(frames: dict[str, pd.DataFrame | None]
+                        ) -> tuple[dict[str, pd.DataFrame | None], str | None]:
+    """Infinite numbers (``inf``, ``-inf``) read as missing values, in every frame, for every
+    measure family, and one note that says so (None when there are none).
+
+    An infinite value has no distance to a number (a Gower range of inf makes every distance
+    NaN or 0), no class (a bin of width inf), and no rank an attack can use; the families
+    would each do something else with it (skip a column, warn, flag a record). One rule for
+    all: it is a missing value. The frames given are not modified; the ones holding infinite
+    values are returned as copies.
+    """
+    out, said = {}, []
+    for name, frame in frames.items():
+        if frame is None:
+            out[name] = frame
+            continue
+        numeric = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c].dtype)]
+        counts = {c: int(np.isinf(frame[c].to_numpy(dtype=float, na_value=np.nan)).sum())
+                  for c in numeric}
+        counts = {c: k for c, k in counts.items() if k}
+        if not counts:
+            out[name] = frame
+            continue
+        copy = frame.copy()
+        for c in counts:
+            values = copy[c].to_numpy(dtype=float, na_value=np.nan)
+            copy[c] = np.where(np.isinf(values), np.nan, values)
+        out[name] = copy
+        said.append(f"{name}: " + ", ".join(f"{c} ({k:,})" for c, k in counts.items()))
+    if not said:
+        return out, None
+    return out, ("infinite values (inf, -inf) are read as missing values by every measure "
+                 "family (the distances, the classes, the attacks and the counts alike): "
+                 + "; ".join(said))

@@ -18,6 +18,8 @@ and reports the ROC curves, the TPR at low FPR and the epsilon bound.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -81,9 +83,11 @@ def membership_findings(name: str, original: pd.DataFrame, synthetic: pd.DataFra
         k_m, n_m = int((flagged & member & held).sum()), int((member & held).sum())
         k_c, n_c = int((flagged & ~member & held).sum()), int((~member & held).sum())
         comparison = compare_to_control(k_m, n_m, k_c, n_c, confidence=confidence, warn=False)
-        found.append(from_comparison(
+        size = (f"AUC {float(auc.loc[attack, 'auc']):.3f}, TPR "
+                f"{100 * float(auc.loc[attack, 'tpr_at_fpr_0.01']):.1f}% at FPR 1%")
+        finding = from_comparison(
             name, "membership", f"{attack} membership inference", "all columns", comparison,
             None, detail=f"{k_m:,} of {n_m:,} members and {k_c:,} of {n_c:,} holdout records "
-                         f"flagged on the half not used to choose the threshold; AUC "
-                         f"{float(auc.loc[attack, 'auc']):.3f}"))
+                         f"flagged on the half not used to choose the threshold; {size}")
+        found.append(replace(finding, severity=size))
     return found

@@ -27,6 +27,11 @@ from capkit.control import compare_to_control
 from capkit.data.labels import is_numeric
 from capkit.data.overlap import record_overlap
 from capkit.distance.dcr import dcr
+from capkit.errors import CapkitError
+
+#: Fewest singling-out queries whose success rate is judged: with fewer (a synthesis with a
+#: handful of records unique on 3 columns) singling out is "not measured", with the reason.
+MIN_QUERIES = 10
 
 #: Quantile of the holdout's distances to the synthetic data below which a record is a near
 #: copy.
@@ -68,7 +73,8 @@ def distance_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame,
                                 f"copy a member; {k_m:,} of {n_m:,} members have a copy{on}")
         near = uncompared(name, "copies", "median distance to closest record", "all columns",
                           100.0 * float(np.median(d_m)), "%", verdicts.not_judged("copies"),
-                          f"Gower distance, 0-100{on}")
+                          f"Gower distance, 0-100 within the columns' ranges, above "
+                          f"100 for values beyond them{on}")
         return [exact, near], gaps
     to_holdout = dcr(holdout[cols], synthetic[cols], missing="level", ranges=ranges,
                      progress=f"distance: {name}, holdout" if progress else False)
@@ -103,9 +109,15 @@ def anonymeter_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame
     if family == "singling out":
         res = singling_out(original[cols], synthetic[cols], control=control, seed=seed,
                            confidence=confidence, progress=progress)
-        detail = res.count_text
-        if keep is not None:
+        if keep is not None:  # what the queries matched stays, measured or not
             keep.queries = res.queries
+        if res.n_queries < MIN_QUERIES:
+            raise CapkitError(
+                f"only {res.n_queries:,} singling-out queries could be made from the synthetic "
+                f"records ({res.count_text}): a rate of fewer than {MIN_QUERIES} queries tells "
+                "nothing either way, so singling out is not measured (the synthesis has few "
+                "records unique on any 3 columns)")
+        detail = res.count_text
         measure, base_name = "multivariate singling out", "random queries"
     else:
         rest = [c for c in cols if c not in keys]
@@ -121,4 +133,4 @@ def anonymeter_family(name: str, original: pd.DataFrame, synthetic: pd.DataFrame
                            base_name, detail)
 
 
-__all__ = ["NEAR_COPY_QUANTILE", "anonymeter_family", "distance_family"]
+__all__ = ["MIN_QUERIES", "NEAR_COPY_QUANTILE", "anonymeter_family", "distance_family"]

@@ -58,11 +58,12 @@ from capkit.audit.families import (
 from capkit.audit.findings import Finding
 from capkit.audit.inputs import as_categories as _as_categories
 from capkit.audit.inputs import check_frames as _check_frames
+from capkit.audit.inputs import infinite_as_missing
 from capkit.audit.inputs import syntheses as _syntheses
 from capkit.audit.pair_families import NEAR_COPY_QUANTILE
 from capkit.data.coding import mismatches
 from capkit.data.labels import is_coded_category
-from capkit.data.overlap import check_holdout
+from capkit.data.overlap import check_holdout, copies_of_holdout, size_note
 from capkit.errors import CapkitError
 
 #: The measure families, in the order they run (and the progress bar counts).
@@ -118,6 +119,9 @@ class Audit:
     exposure: exposure.Exposure | None = None
     #: The worst combinations of k of the keys, per synthesis (None when not asked).
     worst_combinations: exposure.WorstCombinations | None = None
+    #: :attr:`records_at_risk` with only the flags beyond the control
+    #: (:func:`capkit.audit.at_risk.kept_flags`): what the report lists and draws.
+    records_flagged: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         return display.short_repr(self)
@@ -213,6 +217,10 @@ def audit(original: pd.DataFrame,
         original, [holdout, *named.values()], weights)
     named = dict(zip(named, frames, strict=True))
     _check_frames(original, named, holdout)
+    finite, infinite = infinite_as_missing({"the original": original, "the holdout": holdout,
+                                            **{f"synthesis {n!r}": f for n, f in named.items()}})
+    original, holdout = finite["the original"], finite["the holdout"]
+    named = {n: finite[f"synthesis {n!r}"] for n in named}
     two = parallel.workers_for(workers, original, named, families) > 1
     if two:
         processes.warm()  # the second process imports while the inputs are checked
@@ -221,6 +229,12 @@ def audit(original: pd.DataFrame,
         checked = check_holdout(original, holdout)
         holdout = checked.holdout
         warns += [checked.warning] if checked.warning else []
+    # a synthesis that copies holdout records was made from them (or they leaked): the control
+    # is contaminated for it, and it is judged as without a holdout
+    tainted = {} if holdout is None else copies_of_holdout(holdout, named)
+    warns += list(tainted.values())
+    warns += [w for n, f in named.items()
+              if (w := size_note(len(original), len(f), f"synthesis {n!r}")) is not None]
     unknown = [f for f in families if f not in FAMILIES]
     if unknown or not families:
         raise CapkitError(f"families must be a non-empty subset of {FAMILIES}, got {unknown}")
@@ -247,6 +261,10 @@ def audit(original: pd.DataFrame,
     steps = [(f, n) for f in families for n in (named if f != "attribute attacks" else
                                                 ["all"])]
     samples = sampling.for_audit(original, list(named.values()), holdout, seed, pair_budget)
+
+    def hold(name: str) -> pd.DataFrame | None:
+        """The control of one synthesis ("all": the attack run of the untainted ones)."""
+        return None if name in tainted else holdout
     whole = not any(s is not None and s.sampled for s in samples)
     evidence = {n: at_risk.Evidence() for n in named}  # per-record outputs, for at_risk
     keep = {n: e if whole else None for n, e in evidence.items()}  # a sample keeps no record
@@ -257,7 +275,7 @@ def audit(original: pd.DataFrame,
         away = parallel.Away(
             sorted((s for s in steps if s[0] in parallel.AWAY),
                    key=lambda s: parallel.SENT_FIRST.index(s[0])),
-            lambda f, n: (f, n, original, named[n], holdout, keys_, seed, confidence, samples,
+            lambda f, n: (f, n, original, named[n], hold(n), keys_, seed, confidence, samples,
                           keep[n] is not None, families))
 
     def schedule() -> Iterator[tuple[str, str]]:
@@ -285,7 +303,8 @@ def audit(original: pd.DataFrame,
     except CapkitError as exc:
         late = exc
     # the coding checks read the frames as given (counted here, while the second process works)
-    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}")
+    differs = {n: mismatches(given_original, frame, keys_ + targets_, name=f"synthesis {n!r}",
+                             keys=keys_)
                for n, frame in given_named.items()}
     found_in: dict[tuple[str, str], list[Finding]] = {}
     failed_in: dict[tuple[str, str], list[Failure]] = {}
@@ -300,7 +319,7 @@ def audit(original: pd.DataFrame,
         found_in[(family, name)], failed_in[(family, name)] = found, failed
         if family in parallel.AWAY:
             def here(f: str = family, n: str = name) -> parallel.Step:
-                return parallel.run_step(f, n, original, named[n], holdout, keys_, seed,
+                return parallel.run_step(f, n, original, named[n], hold(n), keys_, seed,
                                          confidence, samples, keep[n], families, progress)
             step = here() if away is None else away.take(family, name, here, keep[name])
             found += step.found
@@ -308,27 +327,29 @@ def audit(original: pd.DataFrame,
             gaps_in[(family, name)] = step.gaps
             timings[family] += step.seconds  # where it ran
             continue
-        runs = [(name, named)] if family != "attribute attacks" else [("all", named)]
+        clean = {n: f for n, f in named.items() if n not in tainted}
+        runs = [(name, named)] if family != "attribute attacks" else (
+            ([("all", clean)] if clean else []) + [(n, {n: named[n]}) for n in tainted])
         while runs:
             which, frames = runs.pop(0)
             try:
                 if family == "synthpop measures":
                     (found_, table), skipped = without_failing_targets(
-                        lambda ts, w=which: synthpop_family(w, original, named[w], holdout, keys_,
+                        lambda ts, w=which: synthpop_family(w, original, named[w], hold(w), keys_,
                                                       ts, choice.groups, options, evidence[w]),
                         targets_, which, family)
                     failed += skipped
                     tables.append(table)
                 else:
-                    found_, wide_ = attack_family(frames, original, holdout, keys_, targets_,
+                    found_, wide_ = attack_family(frames, original, hold(which), keys_, targets_,
                                                   seed, confidence, allow_disjoint_levels, kinds,
                                                   samples, evidence if whole else None)
                     wide += [t for t in wide_ if t not in wide]
             except CapkitError as exc:  # judge the others; list this one with its error
-                if which == "all" and len(named) > 1:  # find the synthesis that fails
-                    runs += [(n, {n: f}) for n, f in named.items()]
+                if which == "all" and len(clean) > 1:  # find the synthesis that fails
+                    runs += [(n, {n: f}) for n, f in clean.items()]
                     continue
-                failed.append(describe(exc, which if which != "all" else next(iter(named)),
+                failed.append(describe(exc, which if which != "all" else next(iter(clean)),
                                        family, families))
                 continue
             found += found_
@@ -348,7 +369,7 @@ def audit(original: pd.DataFrame,
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order
     measures = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    notes = list(choice.notes)
+    notes = list(choice.notes) + ([infinite] if infinite else [])
     sample_note = sampling.note([s for s in samples if s is not None], pair_budget or 0)
     if sample_note and set(families) & {"distance", "attribute attacks", "linkability",
                                         "membership inference"}:
@@ -358,13 +379,14 @@ def audit(original: pd.DataFrame,
                            WIDE_TOLERANCE)
     start = time.perf_counter()
     exposed, unmeasured = at_risk.records_at_risk(original, keys_, targets_, evidence, holdout)
+    beyond, _ = at_risk.records_at_risk(original, keys_, targets_, evidence, holdout, findings)
     timings["records at risk"] = time.perf_counter() - start
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
-                 exposed, at_risk.distances(evidence), own, worst)
+                 exposed, at_risk.distances(evidence), own, worst, beyond)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

@@ -23,6 +23,9 @@ The rules (also in ``docs/custodian-report.md``):
     :data:`ADVANTAGE_REVIEW` (1 member in 100; any excess for exact and near copies: a copy is
     a copy), or the advantage is at least 5 in 100 with an interval reaching 0 (too few
     records to tell).
+  - ``not flagged`` (rule C0) whatever the holdout says when an attack does no better on the
+    members than its no-information baseline (the dummy predictor, random queries): an attack
+    weaker than guessing is no evidence.
   - ``not flagged`` (rule C3): otherwise. The members do no better than the holdout within the
     interval, or by too little to matter; this is not proof of safety, only no evidence of
     disclosure by this measure.
@@ -101,6 +104,9 @@ RULES = {
           "copies), or by at least 5 in 100 with an interval reaching 0 (too few records)",
     "C3": "holdout given: the members do no better than the holdout within the interval, or "
           "by less than 1 record in 100",
+    "C0": "the attack does no better on the members than its no-information baseline (the "
+          "dummy predictor, random queries or links): whatever it gains over the holdout is "
+          "the holdout's loss, not disclosure about the members; no evidence",
     "B1": "no holdout: the rate beats its no-information baseline by a risk with lower bound "
           "of at least 0.05 (disclosure cannot be told from inference without a holdout)",
     "B2": "no holdout: the rate does not clearly beat its no-information baseline",
@@ -161,6 +167,12 @@ def against_control(comparison: ControlComparison, family: str) -> Verdict:
     return _verdict("not flagged", "C3", family)
 
 
+def no_better_than_baseline(family: str) -> Verdict:
+    """Rule C0: an attack whose members' rate is at most its no-information baseline's is no
+    evidence, whatever the holdout's rate (a split artefact cannot make it disclosive)."""
+    return _verdict("not flagged", "C0", family)
+
+
 def against_baseline(risk_low: float | None, family: str) -> Verdict:
     """Rules B1-B2: a rate against its no-information baseline, without a holdout."""
     if _finite(risk_low) and risk_low >= RISK_DISCLOSIVE:
@@ -208,5 +220,4 @@ def worst(levels: list[str]) -> str:
 __all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "LEVELS",
            "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES", "Verdict", "against_baseline",
            "against_control", "against_duplicates", "checks", "coding_differs",
-           "disco_without_control",
-           "not_judged", "worst"]
+           "disco_without_control", "no_better_than_baseline", "not_judged", "worst"]

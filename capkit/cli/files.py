@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from capkit.audit.defaults import is_identifier
+from capkit.audit.inputs import infinite_as_missing
 from capkit.counts import engines
 from capkit.counts.engines import duckdb as duck
 from capkit.data import coding, io, overlap
@@ -61,9 +62,10 @@ def _value_text(value: object) -> str:
 
 
 def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int]], n: int,
-                          option: str | None) -> list[str]:
+                          option: str | None, role: str = "target") -> list[str]:
     """A note per target with missing values in some file, with the counts (and the command's
-    ``option`` that leaves them out, if it has one)."""
+    ``option`` that leaves them out, if it has one); ``role`` names the columns ("column"
+    when the command has not chosen its keys and targets yet: the report's defaults)."""
     notes = []
     for t, c_o in counts_o.items():
         c_s = [c[t] for c in counts_s]
@@ -72,7 +74,7 @@ def _missing_target_notes(counts_o: dict[str, int], counts_s: list[dict[str, int
         where = (f"{c_s[0]} in the synthetic file" if len(c_s) == 1 else
                  f"{', '.join(str(c) for c in c_s)} in synthetic files 1-{len(c_s)}")
         notes.append(
-            f"target {t!r} has {c_o} missing value{'s' if c_o != 1 else ''} in the original "
+            f"{role} {t!r} has {c_o} missing value{'s' if c_o != 1 else ''} in the original "
             f"file ({100 * c_o / n:.1f}% of {n} records) and {where}; a missing value is "
             "counted as a level of its own (synthpop's 'Missing')"
             + (f"; {option} leaves those records out" if option else ""))
@@ -264,15 +266,18 @@ def load_inputs(
     sizes = [len(f.frame) for f in syn_files]
     if len(sizes) > 1 and max(sizes) > 1.5 * min(sizes):
         warnings.append(f"the synthetic files differ in size ({', '.join(f'{n:,}' for n in sizes)}"
-                        " records): the measures average them as replicates of one "
-                        "synthesiser, which files of different sizes hardly are; report them "
-                        "one by one")
+                        " records): files of different sizes are hardly replicates of one "
+                        "synthesiser, so their mean says little; each file is judged on its "
+                        "own and the worst given")
     coded: list[str] = []
+    if check_overlaps:  # capkit report's audit notes the sizes itself
+        warnings += [w for f in syn_files if (w := overlap.size_note(
+            n, len(f.frame), f"synthetic file {f.path.name}")) is not None]
     if check_overlaps:  # capkit report's audit checks the coding itself
         for f, frame in zip(syn_files, syntheses, strict=True):
             found = coding.mismatches(aligned.original, frame,
                                       [c for c in columns if c in keys + kept],
-                                      name=f"synthetic file {f.path.name}")
+                                      name=f"synthetic file {f.path.name}", keys=keys)
             warnings += [m.text() for m in found]
             coded += [m.column for m in found if m.column not in coded]
     held = aligned.synthetics[len(syn_files)] if hold_file else None
@@ -287,6 +292,14 @@ def load_inputs(
             original, holdout, "holdout", orig_file.frame, hold_file.frame, na_values, sep,
             "the holdout file", whole), holdout.name, warnings)
         held = None if keep is None else held.iloc[keep]
+    if held is not None and check_overlaps:  # a synthesis made from the holdout: no control
+        tainted = overlap.copies_of_holdout(
+            held, {f.path.name: frame for f, frame in zip(syn_files, syntheses, strict=True)})
+        if tainted:
+            warnings += list(tainted.values())
+            warnings.append("the holdout is therefore not used as a control: nothing is "
+                            "compared with it")
+            held = None
     notes = _extra_column_note(headers[0], orig_file.columns)
     if nested:
         notes.append(f"column{'s' if len(nested) > 1 else ''} {', '.join(map(repr, nested))} "
@@ -301,14 +314,25 @@ def load_inputs(
     notes += _missing_target_notes(
         {t: int(orig_file.frame[t].isna().sum()) for t in kept},
         [{t: int(f.frame[t].isna().sum()) for t in kept} for f in syn_files], n,
-        target_na_option)
+        target_na_option, "target" if explicit or keys else "column")
     lines = [f"original: {orig_file.path.name} ({n} records, {len(orig_file.columns)} columns)"]
     lines += [f"synthetic {j}: {f.path.name} ({len(f.frame)} records)"
               for j, f in enumerate(syn_files, start=1)]
     if hold_file is not None:
         lines.append(f"holdout: {hold_file.path.name} ({len(hold_file.frame)} records)")
     lines.append(f"columns read: {', '.join(columns)}")
-    return Inputs(aligned.original, syntheses, keys, kept, lines, aligned.changes,
+    finite, infinite = infinite_as_missing(
+        {f"original file {orig_file.path.name}": aligned.original,
+         **{f"synthetic file {f.path.name} ({j})": frame for j, (f, frame) in
+            enumerate(zip(syn_files, syntheses, strict=True), start=1)},
+         "the holdout file": held})
+    if infinite:  # one rule for every command and family: a missing value
+        frames = list(finite.values())
+        original_frame, syntheses, held = frames[0], frames[1:-1], frames[-1]
+        notes.append(infinite)
+    else:
+        original_frame = aligned.original
+    return Inputs(original_frame, syntheses, keys, kept, lines, aligned.changes,
                   warnings, notes, held, coded)
 
 
@@ -343,11 +367,12 @@ def _copy_warning(original: pd.DataFrame, synthetic: pd.DataFrame, name: str) ->
     5 records in 100 more than chance): a copy of the original, or close to it."""
     copies = overlap.record_overlap(original, synthetic, other_name=name)
     if copies.excess and copies.share - copies.expected / copies.n_other >= 0.05:
+        asked = (" (is it the original file itself?)"
+                 if copies.share >= overlap.ORIGINAL_ITSELF else "")
         return [f"synthetic file {name}: {copies.shared:,} of its {copies.n_other:,} records "
                 f"({100 * copies.share:.1f}%) are identical to an original record on "
-                f"{copies.where_text()}, where {copies.chance_text()}: it copies the original "
-                "(is it the original file itself?), an identity disclosure whatever the "
-                "measures below say"]
+                f"{copies.where_text()}, where {copies.chance_text()}: it copies the original"
+                f"{asked}, an identity disclosure whatever the measures below say"]
     return []
 
 
@@ -360,8 +385,7 @@ def _holdout_rows(original: pd.DataFrame, holdout: pd.DataFrame, name: str,
         warnings.append(checked.warning)
     if checked.holdout is None:
         return None
-    return np.flatnonzero(~checked.overlap.is_shared) if checked.cut else \
-        np.arange(len(holdout))
+    return checked.rows
 
 
 def _file_stats(rel: object, role: str, keys: list[str], targets: list[str]
@@ -449,6 +473,8 @@ def load_engine_inputs(
         con.close()
     warnings = _unique_key_warnings(n, distinct)
     kept = _targets_with_levels(targets, levels, min_target_levels, explicit, warnings)
+    warnings += [w for p, n_s in zip(synthetic, syn_counts, strict=True)
+                 if (w := overlap.size_note(n, n_s, f"synthetic file {p.name}")) is not None]
     notes = _extra_column_note(headers[0], orig_header)
     notes += _missing_target_notes({t: missing[t] for t in kept},
                                    [{t: m[t] for t in kept} for m in syn_missing], n,

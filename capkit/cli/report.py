@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import click
+import numpy as np
 
 from capkit import processes
 from capkit.audit import FAMILIES, Audit, at_risk, audit
@@ -58,7 +59,7 @@ def pictures(result: Audit) -> list[Picture]:
                        "to the closest synthetic record, in % of each group; dotted: the "
                        "near-copy threshold (the holdout's 5% quantile).", "distances",
                        (result.distances,), {}))
-    table = result.records_at_risk
+    table = result.records_flagged  # flags beyond the control only
     if not table.empty and (table["score"] > 0).any():
         wanted.append((f"The {TOP_RECORDS} members most exposed by each synthesis (rows, by "
                        "rank) and the measures flagging them (columns): each flagged cell names "
@@ -66,12 +67,25 @@ def pictures(result: Audit) -> list[Picture]:
                        "orange 3, blue 2, grey 1); the score at the right. Row numbers only, no "
                        "values.", "records", (table, TOP_RECORDS), {}))
     worst = result.worst_combinations
-    for name, matrix in ({} if worst is None else worst.matrices).items():
-        wanted.append((f"{name}: DiSCO - Dorig (percentage points) of each key (rows) and "
-                       f"target (columns), the mean over the {worst.size}-key combinations "
-                       "containing the key (SDNist's k-DiSCO heatmap); red: the synthesis "
-                       "discloses more than the original on those keys, blue: less; each cell "
-                       "written.", "heatmap", (matrix,), {"title": name}))
+    matrices = {} if worst is None else worst.matrices
+    # one colour scale for every synthesis: one colour, one value
+    cells = [m.to_numpy(dtype=float) for m in matrices.values()]
+    finite = np.concatenate([c[np.isfinite(c)] for c in cells]) if cells else np.array([])
+    bound = float(np.max(np.abs(finite))) if finite.size else 1.0
+    control = worst is not None and worst.by == "advantage"
+    what = ("DiSCO of the members less DiSCO of the holdout (percentage points, the control)"
+            if control else "DiSCO - Dorig (percentage points)")
+    colours = ("red: the synthesis discloses more about its members than about the holdout on "
+               "those keys, blue: less" if control else
+               "red: the synthesis discloses more than the original on those keys, blue: less")
+    for name, matrix in matrices.items():
+        wanted.append((f"{name}: {what} of each key (rows) and target (columns), the mean over "
+                       f"the {worst.size}-key combinations containing the key (SDNist's "
+                       f"k-DiSCO heatmap); {colours}; one colour scale for every synthesis "
+                       f"(+/-{bound:.1f} points); each cell written.", "heatmap", (matrix,),
+                       {"title": name, "bound": bound,
+                        "label": ("members' - holdout's DiSCO (points)" if control else
+                                  "DiSCO - Dorig (percentage points)")}))
     away = {}
     if processes.started() and len(wanted) > 1:
         try:
@@ -95,8 +109,8 @@ def pictures(result: Audit) -> list[Picture]:
 @click.command()
 @opts.FILES
 @click.option("--keys", default=None, metavar="K1,K2,...",
-              help="Key columns (default: the first 4 categorical columns with 2 to 20 "
-                   "levels).")
+              help="Key columns (default: 4 columns with 2 to 20 levels, demographic-looking "
+                   "names first, few missing values; the report says why).")
 @click.option("--targets", default=None, metavar="T1,T2,...",
               help="Target columns (default: every other column with at least two levels).")
 @click.option("--holdout", "holdout_path", type=click.Path(path_type=Path), default=None,

@@ -193,6 +193,19 @@ def _align_column(column: str, series: list[pd.Series], names: list[str],
             "convert the column to the same type in every file"
         )
     numeric = {"integer", "decimal"}
+    # 3. true/false against the numbers 0/1 (R's TRUE/FALSE, a synthesiser's 0/1): one
+    # coding, true/false, for every command (1 is true, 0 is false)
+    if "bool" in distinct and distinct & numeric and distinct <= numeric | {"bool"} and all(
+            set(np.unique(s.dropna().to_numpy(dtype=float))) <= {0.0, 1.0}
+            for s, k in zip(series, kinds, strict=True) if k in numeric):
+        changes.append(f"{column!r}: true/false in {_where(kinds, {'bool'}, names)} but the "
+                       f"numbers 0/1 in {_where(kinds, numeric, names)}; read as true/false "
+                       "everywhere (1 = true, 0 = false)")
+        series = [s if k == "bool" else
+                  (s == 1).astype(bool) if not s.isna().any() else
+                  s.map({1: True, 0: False}).astype(object)
+                  for s, k in zip(series, kinds, strict=True)]
+        return series
     # 2. numbers against text
     if distinct & numeric and distinct & {"text"} and not distinct & {"categorical"}:
         parsed = [_parses_as_numbers(s) if k == "text" else None

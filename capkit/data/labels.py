@@ -260,22 +260,32 @@ def _assign(values: np.ndarray, breaks: np.ndarray) -> np.ndarray:
 
 def group_num(original: np.ndarray, synthetic: np.ndarray, pool: np.ndarray, n: int,
               special: Sequence[float] = (), style: str = "quantile",
-              integer: bool = False) -> tuple[Coded, Coded]:
+              integer: bool = False, reference: np.ndarray | None = None
+              ) -> tuple[Coded, Coded]:
     """synthpop's ``group_num``: group a numeric variable into about ``n`` classes (spec 3.4).
 
     Breaks come from the non-missing original values and the pooled synthetic values of all
     syntheses; levels are the interval labels, then the special codes (as text) in the order
     given; all levels are kept, empty ones included.
+
+    ``reference`` (a membership control): the breaks come from these values (the members) and
+    the pool instead of ``original`` (the holdout), so that the holdout is grouped into the very
+    classes the members were; an ``original`` value past the breaks joins the first or last
+    class.
     """
     codes_special = np.array([s for s in special if not _isnan(s)], dtype=float)
     pool_ok = pool[~np.isnan(pool) & ~np.isin(pool, codes_special)]
     if len(pool_ok) == 0:
         raise CapkitError("One of your variables has only missing values; it cannot be grouped")
-    orig_ok = original[~np.isnan(original) & ~np.isin(original, codes_special)]
+    source = original if reference is None else reference
+    orig_ok = source[~np.isnan(source) & ~np.isin(source, codes_special)]
     breaks = np.unique(class_intervals(np.concatenate([orig_ok, pool_ok]), n, style))
     labels = interval_labels(breaks)
     whole = bool(np.all(codes_special == np.round(codes_special)))
     all_labels = tuple(labels + r_format(codes_special, integer and whole))
+    if reference is not None:  # a control value past the members' breaks: the end class
+        ordinary = ~np.isnan(original) & ~np.isin(original, codes_special)
+        original = np.where(ordinary, np.clip(original, breaks[0], breaks[-1]), original)
 
     def assign(values: np.ndarray) -> np.ndarray:
         codes = _assign(values, breaks)

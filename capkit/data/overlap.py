@@ -22,6 +22,7 @@ The counts are exact (the rows are factorised together; no hashing), vectorised,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -31,11 +32,20 @@ from scipy.special import bdtrc
 
 from capkit.errors import CapkitError
 
-__all__ = ["ALPHA", "MIN_CONTROL", "HoldoutCheck", "Overlap", "check_holdout", "record_overlap"]
+__all__ = ["ALPHA", "MIN_CONTROL", "ORIGINAL_ITSELF", "HoldoutCheck", "Overlap", "check_holdout",
+           "SIZE_RATIO", "copies_of_holdout", "record_overlap", "size_note"]
 
 #: Significance of the one-sided test that a file shares more records with the members than
 #: the data's own duplicates predict.
 ALPHA = 1e-3
+
+#: Share of a synthetic file's records identical to an original record from which a warning
+#: asks whether it is the original file itself (a genuine synthesis that copies some records,
+#: a CART with 17% copies, is not asked).
+ORIGINAL_ITSELF = 0.9
+
+#: A synthetic file this many times larger or smaller than the original gets a note.
+SIZE_RATIO = 2.0
 
 #: Fewest holdout records left, after the shared ones are set aside, for a control.
 MIN_CONTROL = 20
@@ -63,6 +73,9 @@ class Overlap:
         P(at least ``shared`` | the chance rate), exact binomial.
     is_shared
         For each record of the other file, whether it is identical to a member.
+    member_count
+        For each record of the other file, how many members it is identical to (0 when
+        none).
     """
 
     columns: tuple[str, ...]
@@ -73,6 +86,18 @@ class Overlap:
     expected: float
     p_value: float
     is_shared: np.ndarray = field(repr=False)
+    member_count: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def chance_shared(self) -> int:
+        """The shared records that the data's own duplicates explain: the chance rate p0 of
+        the records that are not members, ``(n_other - shared) p0 / (1 - p0)`` (solving
+        E = (n_other - (shared - E)) p0), rounded down and at most ``shared``."""
+        p0 = self.expected / self.n_other if self.n_other else 0.0
+        if p0 >= 1:
+            return self.shared
+        chance = (self.n_other - self.shared) * p0 / (1 - p0)
+        return int(min(self.shared, math.floor(chance)))
 
     @property
     def excess(self) -> bool:
@@ -164,7 +189,7 @@ def record_overlap(members: pd.DataFrame, other: pd.DataFrame,
     p0 = (duplicates + 0.5) / (n_m + 1)
     p_value = float(bdtrc(shared - 1, n_o, p0)) if shared > 0 else 1.0
     return Overlap(tuple(map(str, columns)), n_m, n_o, shared, duplicates, n_o * p0, p_value,
-                   is_shared)
+                   is_shared, per_group[group[n_m:]])
 
 
 @dataclass(frozen=True)
@@ -176,16 +201,21 @@ class HoldoutCheck:
     overlap
         The holdout's records identical to a member, against chance (:class:`Overlap`).
     holdout
-        The records used as the control: the holdout itself; without its shared records when
-        it shares more than chance predicts; None when too few records are left
-        (:data:`MIN_CONTROL`): then there is no control, and nothing is judged against one.
+        The records used as the control: the holdout itself; without the shared records in
+        excess of chance when it shares more than chance predicts; None when too few records
+        are left (:data:`MIN_CONTROL`): then there is no control, and nothing is judged
+        against one.
     warning
         Why the holdout was cut or set aside, in words; None when it is used whole.
+    rows
+        The positions (in the holdout) of the records used as the control; None with no
+        control.
     """
 
     overlap: Overlap
     holdout: pd.DataFrame | None
     warning: str | None
+    rows: np.ndarray | None = None
 
     @property
     def cut(self) -> bool:
@@ -200,10 +230,17 @@ def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
 
     A holdout sharing no more records with the members than the data's own duplicates predict
     is used whole. One that shares more (a sample of the members given by mistake, the original
-    file itself, a split that leaked) is no control for the records it shares: they are set
-    aside and the rest is the control, or, with fewer than :data:`MIN_CONTROL` records left,
-    there is no control at all. Either way :attr:`HoldoutCheck.warning` says so, with the
-    counts, for the report to print where the user sees it.
+    file itself, a split that leaked) is no control for the members it holds; but some of its
+    shared records are chance twins, people of the population who happen to share every value
+    with a member, as a real holdout has them. Only the **excess over chance** is set aside:
+    of the shared records, the :attr:`Overlap.chance_shared` that the data's own duplicate
+    rate predicts for the records that are not members are kept, those whose values are
+    commonest among the members first (the likeliest twins; ties in file order), and the
+    others are dropped. Dropping every shared record would leave a control without its
+    natural twins, closer to nothing than a real holdout, and make copies look like a leak.
+    With fewer than :data:`MIN_CONTROL` records left there is no control at all. Either way
+    :attr:`HoldoutCheck.warning` says so, with the counts, for the report to print where the
+    user sees it.
 
     Parameters
     ----------
@@ -216,19 +253,74 @@ def check_holdout(members: pd.DataFrame, holdout: pd.DataFrame,
     """
     overlap = record_overlap(members, holdout, columns, other_name="holdout")
     if not overlap.excess:
-        return HoldoutCheck(overlap, holdout, None)
+        return HoldoutCheck(overlap, holdout, None, np.arange(len(holdout)))
     found = overlap.holds_members_text(name)
-    if overlap.kept < MIN_CONTROL:
+    twins = overlap.chance_shared
+    left = overlap.kept + twins
+    if left < MIN_CONTROL:
         return HoldoutCheck(overlap, None, (
-            f"{found}. With {_left(overlap.kept)} it is no control at all: "
+            f"{found}. With {_left(left)} it is no control at all: "
             "nothing is compared with a holdout, and the verdicts are those without one. Give "
             "records that were NOT used for the synthesis"))
-    kept = holdout.iloc[np.flatnonzero(~overlap.is_shared)]
-    return HoldoutCheck(overlap, kept, (
-        f"{found}. They were set aside: the control is the other {overlap.kept:,} records"))
+    shared = np.flatnonzero(overlap.is_shared)
+    commonest = shared[np.argsort(-overlap.member_count[shared], kind="stable")[:twins]]
+    keep = np.sort(np.concatenate([np.flatnonzero(~overlap.is_shared), commonest]))
+    dropped = overlap.shared - twins
+    twin_text = (f"; {twins:,} shared records, as many as chance predicts for a real holdout "
+                 "(twins of the population), were kept, those commonest among the members"
+                 if twins else "")
+    return HoldoutCheck(overlap, holdout.iloc[keep], (
+        f"{found}. The {dropped:,} shared records in excess of chance were set aside"
+        f"{twin_text}: the control is the other {len(keep):,} records"), keep)
 
 
 def _left(kept: int) -> str:
     """'no record left', 'only 1 record left', 'only 12 records left'."""
     return ("no record left" if kept == 0 else
             f"only {kept:,} record{'s' if kept > 1 else ''} left")
+
+
+def copies_of_holdout(holdout: pd.DataFrame, named: dict[str, pd.DataFrame],
+                      margin: float = 0.05) -> dict[str, str]:
+    """The syntheses that copy holdout records beyond chance, each with its warning.
+
+    A synthesis made without the holdout matches a holdout record about as often as a holdout
+    record matches another (the holdout's own duplicate rate, the same test as
+    :func:`record_overlap`'s). Beyond it, by a significant excess of at least ``margin`` of
+    the synthetic records, the holdout was used to make the synthesis (or leaked into it):
+    the control is contaminated for that synthesis, and nothing about it may be judged
+    against the holdout.
+    """
+    out = {}
+    for name, synthetic in named.items():
+        columns = [c for c in holdout.columns if c in set(synthetic.columns)]
+        copies = record_overlap(holdout, synthetic, columns, other_name=f"synthesis {name!r}")
+        if copies.excess and copies.share - copies.expected / copies.n_other >= margin:
+            out[name] = (
+                f"THE CONTROL IS CONTAMINATED for synthesis {name!r}: {copies.shared:,} of its "
+                f"{copies.n_other:,} records ({100 * copies.share:.1f}%) are identical to a "
+                f"holdout record on {copies.where_text()}, where the holdout's own duplicates "
+                f"({copies.member_duplicates:,} of {copies.n_members:,} holdout records equal "
+                f"another) predict about {copies.expected:,.1f}: the holdout was used to make "
+                "it, or leaked into it. Nothing about this synthesis is judged against the "
+                "holdout (its verdicts are those without one); give a holdout the synthesiser "
+                "never saw")
+    return out
+
+
+def size_note(n_original: int, n_synthetic: int, name: str) -> str | None:
+    """A note when a synthesis has more than :data:`SIZE_RATIO` times the original's records,
+    or less than 1 / :data:`SIZE_RATIO` of them (None otherwise). Measures that count the
+    records unique in the synthesis (repU, DiSCO) find fewer in a larger file and more in a
+    smaller one, copies scale with its size, and a rate per synthetic record is diluted or
+    concentrated: a synthesis of another size is not measured like for like."""
+    if n_original <= 0 or n_synthetic <= 0:
+        return None
+    ratio = n_synthetic / n_original
+    if 1 / SIZE_RATIO <= ratio <= SIZE_RATIO:
+        return None
+    return (f"{name} has {ratio:.2g} times the original's records ({n_synthetic:,} against "
+            f"{n_original:,}): the measures that count records unique in the synthesis (repU, "
+            "DiSCO) find fewer in a larger file and more in a smaller one, and copies scale "
+            "with its size, so it is not measured like for like; release and measure a "
+            "synthesis of the original's size")

@@ -16,6 +16,7 @@ baseCAPd (100 x the sum of squared target shares) is each group's no-information
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import warnings
 from collections.abc import Iterator
 
@@ -24,7 +25,7 @@ import pandas as pd
 from capkit.control import compare_to_control
 from capkit.counts.encode import kind_of_series
 from capkit.data.align import column_difference
-from capkit.errors import CapkitError, ContinuousTargetWarning
+from capkit.errors import CapkitError, ContinuousTargetWarning, DisjointLevelsError
 
 #: Measures compared, in percent of each group's records.
 CONTROLLED = ("DiSCO", "DCAP")
@@ -119,13 +120,51 @@ def check_holdout(original: object, holdout: object) -> None:
                     f"original data has {original[column].dtype}; convert one of them first")
 
 
+#: The members' data while the holdout's run is measured: a numeric target or key grouped
+#: into classes (``ngroups_target``, ``ngroups_keys``) takes its breaks from the members and the
+#: syntheses, exactly as in the members' run, and the holdout is assigned to those classes.
+#: Breaks rebuilt from the holdout would make the control measure other classes than the
+#: members' (a synthesis whose distribution differs from the original's would then look
+#: disclosive though members and holdout are alike).
+BREAKS_FROM: contextvars.ContextVar[pd.DataFrame | None] = contextvars.ContextVar(
+    "capkit_breaks_from", default=None)
+
+
 @contextlib.contextmanager
-def holdout_run() -> Iterator[None]:
+def holdout_run(members: object = None) -> Iterator[None]:
     """Around the measures' second run, with the holdout as the original: the members' run has
-    already warned about a continuous target, and the holdout's own counts would repeat it."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ContinuousTargetWarning)
-        yield
+    already warned about a continuous target, and the holdout's own counts would repeat it; a
+    grouped numeric variable takes the members' breaks (:data:`BREAKS_FROM`, when ``members``
+    is a DataFrame)."""
+    token = BREAKS_FROM.set(members if isinstance(members, pd.DataFrame) else None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ContinuousTargetWarning)
+            yield
+    except DisjointLevelsError as exc:  # the holdout is the "original" of this run: say so
+        raise DisjointLevelsError(
+            _as_holdout(str(exc)), column=exc.column, role=exc.role,
+            reason=None if exc.reason is None else _as_holdout(exc.reason)) from exc
+    finally:
+        BREAKS_FROM.reset(token)
 
 
-__all__ = ["CONTROLLED", "check_holdout", "control_table", "holdout_run", "summary_control"]
+def _as_holdout(text: str) -> str:
+    """A message of the holdout's run, where the holdout stands in the original's place,
+    with each file named by its role."""
+    return (text.replace("original records", "holdout records")
+            .replace("original levels", "holdout levels")
+            .replace("between the original and", "between the holdout and")
+            .replace("original data", "holdout"))
+
+
+def breaks_reference(name: str) -> object:
+    """The members' values of ``name`` when the holdout's run is measured (else None)."""
+    members = BREAKS_FROM.get()
+    if members is None or name not in members.columns:
+        return None
+    return members[name]
+
+
+__all__ = ["BREAKS_FROM", "CONTROLLED", "breaks_reference", "check_holdout", "control_table",
+           "holdout_run", "summary_control"]

@@ -35,7 +35,12 @@ from capkit.data.synorig import synorig_compare
 from capkit.disclosure import engine_path
 from capkit.disclosure import options as opt
 from capkit.disclosure.checks import KeyMargins
-from capkit.disclosure.control import check_holdout, control_table, holdout_run
+from capkit.disclosure.control import (
+    breaks_reference,
+    check_holdout,
+    control_table,
+    holdout_run,
+)
 from capkit.disclosure.measures import Exclusions
 from capkit.disclosure.per_synthesis import measure_syntheses
 from capkit.disclosure.result import DisclosureResult
@@ -90,11 +95,15 @@ def _prepare_variable(name: str, original: pd.DataFrame, syntheses: list[pd.Data
         pool = np.concatenate([s[name].to_numpy(dtype=float, na_value=np.nan)
                                for s in syntheses])
         values_o = col_o.to_numpy(dtype=float, na_value=np.nan)
+        members = breaks_reference(name)  # the holdout's run: the members' breaks
+        ref = None if members is None or not is_numeric(members) else \
+            members.to_numpy(dtype=float, na_value=np.nan)
         coded_o, coded_pool = group_num(values_o, pool, pool, ngroups, special,
-                                        integer=is_integer(col_o))
+                                        integer=is_integer(col_o), reference=ref)
         if len(coded_o.labels) < 3:
             coded_o, coded_pool = group_num(values_o, pool, pool, ngroups, special,
-                                            style="equal", integer=is_integer(col_o))
+                                            style="equal", integer=is_integer(col_o),
+                                            reference=ref)
             messages += [f"grouping of {name!r} redone with style 'equal'"] * len(syntheses)
         bounds = np.cumsum([len(s) for s in syntheses])[:-1]
         coded_s = [Coded(coded_pool.labels, codes)
@@ -256,7 +265,7 @@ def disclosure(
                    if k not in ("synthetic", "original", "keys", "target", "holdout")}
         check_holdout(original, holdout)
         result = disclosure(synthetic, original, keys, target, **options)
-        with holdout_run():
+        with holdout_run(original):
             result.holdout = disclosure(synthetic, holdout, keys, target, **options)
         result.control = control_table(result, result.holdout)
         return result

@@ -178,7 +178,7 @@ def disclosure_summary(
                    if k not in ("synthetic", "original", "keys", "targets", "holdout")}
         check_holdout(original, holdout)
         summary = disclosure_summary(synthetic, original, keys, targets, **options)
-        with holdout_run():
+        with holdout_run(original):
             summary.holdout = disclosure_summary(synthetic, holdout, keys, summary.targets,
                                                  **options)
         summary.control = summary_control(summary, summary.holdout)

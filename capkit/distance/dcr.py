@@ -35,7 +35,9 @@ class DCRResult:
     Attributes
     ----------
     distance
-        (n,) Gower DCR in [0, 1], in the row order of the synthetic data.
+        (n,) Gower DCR, in the row order of the synthetic data: in [0, 1] when every value
+        lies within the ranges used, above 1 for a value beyond them (not clipped; see
+        :mod:`capkit.distance.gower`).
     index
         (n,) position (0-based row number) in the reference data of a closest record: the
         smallest position among equally close records.

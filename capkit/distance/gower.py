@@ -7,7 +7,11 @@ j over p columns with weights w_k::
     d_ijk = 0 if x_ik == x_jk else 1          (categorical column k)
     d_ijk = |x_ik - x_jk| / R_k               (numeric column k, R_k its range)
 
-It lies in [0, 1]; 0 means identical records. R_k is the range (max - min) of column k in the
+0 means identical records. It lies in [0, 1] when every numeric value lies within the range
+R_k was taken from; a value beyond it (a synthetic value outside the reference's range) makes
+d_ijk larger than 1, and the distance can then exceed 1. It is not clipped: the farther a
+value lies outside, the farther the record (as in Minieri's definition and SynthEval's DCR,
+which capkit reproduces). R_k is the range (max - min) of column k in the
 *reference* data (:func:`capkit.distance.dcr`) or in training and holdout together
 (:func:`capkit.distance.holdout_comparison`), unless ``ranges`` gives it. Categorical means any
 non-numeric column (text, pandas categorical, boolean); a missing categorical value is a level of

@@ -68,12 +68,17 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
         ``tpr_at_fpr_f``, ``tpr_at_fpr_f_low``, ``tpr_at_fpr_f_high``, then ``advantage``,
         ``epsilon_lower``, ``n_members``, ``n_nonmembers``. ``attrs["notes"]`` and
         ``attrs["settings"]`` are those of the scores. An attack without scores (DOMIAS with no
-        numeric column) is left out, and a note says so. With ``return_scores``, the pair
-        (table, per-record scores).
+        numeric column) is left out, and a note says so; so is an attack that cannot run on
+        these data (a singular covariance for DOMIAS's densities), named in a note with the
+        error, the others reported. With ``return_scores``, the pair (table, per-record
+        scores).
     """
-    per_record = scores(members, holdout, synthetic, reference, attacks=attacks, seed=seed,
-                        **options)
+    per_record, skipped = _scores_skipping(members, holdout, synthetic, reference,
+                                           list(attacks), seed, options)
+    attacks = [a for a in attacks if a not in skipped]
     notes = list(per_record.attrs["notes"])
+    notes += [f"{a}: could not run ({why}); skipped, the other attacks are reported (choose "
+              "the attacks with --attacks / attacks=)" for a, why in skipped.items()]
     usable = [a for a in attacks if not per_record[a].isna().all()]
     for attack in attacks:
         if attack not in usable:
@@ -96,6 +101,39 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
     table.attrs["notes"] = notes
     table.attrs["settings"] = per_record.attrs["settings"]
     return (table, per_record) if return_scores else table
+
+
+def _scores_skipping(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame,
+                     reference: pd.DataFrame | None, attacks: list[str], seed: int,
+                     options: dict) -> tuple[pd.DataFrame, dict[str, str]]:
+    """:func:`scores` of every attack; when that fails, each attack on its own, so that one
+    attack that cannot run on these data (DOMIAS's density on columns constant or collinear in
+    the synthesis: a singular covariance) is skipped and named, and the others are scored. An
+    error every attack meets (the inputs themselves) is raised."""
+    try:
+        return scores(members, holdout, synthetic, reference, attacks=attacks, seed=seed,
+                      **options), {}
+    except CapkitError:
+        if len(attacks) == 1:
+            raise
+    parts, skipped, first = [], {}, None
+    for attack in attacks:  # a handful of attacks, each scored on its own
+        try:
+            parts.append(scores(members, holdout, synthetic, reference, attacks=[attack],
+                                seed=seed, **options))
+        except CapkitError as exc:
+            skipped[attack] = str(exc)
+            first = first or exc
+    if not parts:
+        raise first
+    frame = pd.concat([parts[0][["member"]], *[p.drop(columns="member") for p in parts]],
+                      axis=1)
+    notes = list(dict.fromkeys(n for p in parts for n in p.attrs["notes"]))
+    settings = {}
+    for p in parts:
+        settings.update(p.attrs["settings"])
+    frame.attrs["notes"], frame.attrs["settings"] = notes, settings
+    return frame, skipped
 
 
 def exposed_members(per_record: pd.DataFrame, members: pd.DataFrame,

@@ -68,7 +68,7 @@ def _frame(findings: Sequence[Finding] | pd.DataFrame) -> pd.DataFrame:
 
 def findings_forest(findings: Sequence[Finding] | pd.DataFrame, *,
                     title: str | None = None) -> Figure:
-    """Every finding's risk with its 95% interval, one row per finding, by verdict.
+    """Every finding's risk with its 95% interval, grouped: a row per family and synthesis.
 
     Parameters
     ----------
@@ -83,9 +83,12 @@ def findings_forest(findings: Sequence[Finding] | pd.DataFrame, *,
     Returns
     -------
     Figure
-        Rows top to bottom in the findings' order (synthesis, family), labelled
-        ``synthesis | measure | subject``; the marker's colour and shape and the word at the
-        right give the verdict; the dotted line is a risk of 0.
+        One panel per synthesis (in the findings' order), each with its own risk axis (the
+        axis repeated, so that a long report reads without scrolling to the bottom); in a
+        panel one row per measure family, labelled ``family (k findings)``, the family's
+        findings as points with their intervals spread across the row; the marker's colour and
+        shape give each finding's verdict, the word at the right the row's worst; the dotted
+        line is a risk of 0. A report of hundreds of findings stays a few rows per synthesis.
     """
     frame = _frame(findings)
     risk = pd.to_numeric(frame["risk"], errors="coerce")
@@ -96,30 +99,57 @@ def findings_forest(findings: Sequence[Finding] | pd.DataFrame, *,
     low = pd.to_numeric(rows["risk_low"], errors="coerce").to_numpy(dtype=float)
     high = pd.to_numeric(rows["risk_high"], errors="coerce").to_numpy(dtype=float)
     low, high = np.where(np.isnan(low), value, low), np.where(np.isnan(high), value, high)
-    n = len(rows)
-    y = np.arange(n)[::-1]
-    fig, ax = plt.subplots(figsize=(8.0, 1.2 + 0.24 * n))
-    for level in LEVELS:
-        on = (rows["verdict"] == level).to_numpy()
-        if not on.any():
-            continue
-        ax.errorbar(value[on], y[on], xerr=[value[on] - low[on], high[on] - value[on]],
-                    fmt=MARKERS[level], color=VERDICT_COLOURS[level], ecolor=VERDICT_COLOURS[level],
-                    markersize=6, capsize=2, linewidth=1.2, label=level)
-    ax.axvline(0.0, color="#555555", linestyle=":", linewidth=1)
-    labels = [f"{s} | {m} | {t}" for s, m, t in zip(rows["synthesis"], rows["measure"],
-                                                    rows["subject"], strict=True)]
-    ax.set_yticks(y, labels, fontsize=7)
-    ax.set_ylim(-0.7, n - 0.3)
-    for yi, level in zip(y, rows["verdict"], strict=True):
-        ax.annotate(level, (1.01, yi), xycoords=("axes fraction", "data"), fontsize=7,
-                    va="center", color="#222222")
-    skipped = len(frame) - n
-    ax.set_xlabel("risk (m - c) / (1 - c), % with 95% interval"
-                  + (f"; {skipped} finding(s) without a risk not drawn" if skipped else ""))
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8,
-              frameon=False)
-    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    names = list(pd.unique(rows["synthesis"]))
+    families = {s: list(pd.unique(rows.loc[rows["synthesis"] == s, "family"])) for s in names}
+    heights = [0.55 + 0.42 * len(families[s]) for s in names]
+    fig, axes = plt.subplots(len(names), 1, figsize=(8.0, 0.6 + sum(heights)), sharex=True,
+                             squeeze=False, gridspec_kw={"height_ratios": heights})
+    lo = float(np.nanmin(low))
+    hi = float(np.nanmax(high))
+    pad = 0.04 * max(hi - lo, 1.0)
+    skipped = len(frame) - len(rows)
+    for ax, name in zip(axes[:, 0], names, strict=True):
+        fams = families[name]
+        y_of = {f: len(fams) - 1 - j for j, f in enumerate(fams)}
+        mine = (rows["synthesis"] == name).to_numpy()
+        fam = rows["family"].to_numpy()
+        # each finding's place in its row: spread evenly across the band, in findings' order
+        y = np.zeros(len(rows))
+        for f in fams:  # a handful of families per synthesis
+            at = np.flatnonzero(mine & (fam == f))
+            y[at] = y_of[f] + (np.linspace(-0.3, 0.3, len(at)) if len(at) > 1 else 0.0)
+        for level in LEVELS:
+            on = mine & (rows["verdict"] == level).to_numpy()
+            if not on.any():
+                continue
+            ax.errorbar(value[on], y[on], xerr=[value[on] - low[on], high[on] - value[on]],
+                        fmt=MARKERS[level], color=VERDICT_COLOURS[level],
+                        ecolor=VERDICT_COLOURS[level], markersize=5, capsize=1.5,
+                        linewidth=0.9, label=level)
+        ax.axvline(0.0, color="#555555", linestyle=":", linewidth=1)
+        counts = {f: int((mine & (fam == f)).sum()) for f in fams}
+        ax.set_yticks([y_of[f] for f in fams],
+                      [f"{f} ({counts[f]})" for f in fams], fontsize=7)
+        ax.set_ylim(-0.6, len(fams) - 0.4)
+        for f in fams:
+            worst_level = next(lv for lv in LEVELS if ((rows["verdict"] == lv).to_numpy()
+                                                       & mine & (fam == f)).any())
+            ax.annotate(worst_level, (1.01, y_of[f]), xycoords=("axes fraction", "data"),
+                        fontsize=7, va="center", color="#222222")
+        ax.set_title(str(name), fontsize=8, loc="left")
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.tick_params(axis="x", labelbottom=True, labelsize=7)  # the axis on every panel
+        ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    axes[-1, 0].set_xlabel("risk (m - c) / (1 - c), % with 95% interval"
+                           + (f"; {skipped} finding(s) without a risk not drawn"
+                              if skipped else ""))
+    handles: dict[str, object] = {}
+    for ax in axes[:, 0]:
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    ordered = [lv for lv in LEVELS if lv in handles]
+    axes[0, 0].legend([handles[lv] for lv in ordered], ordered, loc="lower center",
+                      bbox_to_anchor=(0.5, 1.15), ncol=3, fontsize=8, frameon=False)
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -22,7 +22,8 @@ __all__ = ["key_target_heatmap"]
 
 
 def key_target_heatmap(matrix: pd.DataFrame, *, title: str | None = None,
-                       label: str = "DiSCO - Dorig (percentage points)") -> Figure:
+                       label: str = "DiSCO - Dorig (percentage points)",
+                       bound: float | None = None) -> Figure:
     """Heatmap of a key x target matrix (rows: known columns, columns: targets).
 
     Parameters
@@ -34,6 +35,10 @@ def key_target_heatmap(matrix: pd.DataFrame, *, title: str | None = None,
         Figure title; default none.
     label
         Colour bar label.
+    bound
+        The colour scale's half-width (percentage points): give the same to the heatmaps of
+        several syntheses so that one colour means one value in all of them; default the
+        largest absolute value of this matrix.
 
     Returns
     -------
@@ -43,8 +48,9 @@ def key_target_heatmap(matrix: pd.DataFrame, *, title: str | None = None,
         raise CapkitError("matrix must be a non-empty DataFrame (SweepResult.key_target())")
     values = matrix.to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
-    bound = float(np.max(np.abs(finite))) if finite.size else 1.0
-    bound = bound if bound > 0 else 1.0
+    if bound is None:
+        bound = float(np.max(np.abs(finite))) if finite.size else 1.0
+    bound = float(bound) if bound > 0 else 1.0
     n_rows, n_cols = values.shape
     fig, ax = plt.subplots(figsize=(max(4.5, 1.0 + 0.75 * n_cols), max(2.5, 1.2 + 0.45 * n_rows)))
     cmap = plt.get_cmap("RdBu_r").with_extremes(bad="0.85")

@@ -38,7 +38,8 @@ def _control_section(table: pd.DataFrame, keys: list[str], coded: list[str]) -> 
         rows.append({"target": target, "CAP v1": f.value, "holdout CAP v1": f.holdout,
                      "difference": f.value - f.holdout, "risk": f.risk, "risk low": f.risk_low,
                      "risk high": f.risk_high, "verdict": f.verdict})
-        items.append(f"Target '{target}': CAP v1 {f.value:.2f}% for the original records "
+        which = f" ({f.synthesis}; {f.detail.split('; ', 1)[1]})" if len(part) > 1 else ""
+        items.append(f"Target '{target}'{which}: CAP v1 {f.value:.2f}% for the original records "
                      f"against {f.holdout:.2f}% for the holdout; risk {f.risk:.2f}% "
                      f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule})."
                      + (f" Columns coded differently: {', '.join(differ)}." if differ else ""))

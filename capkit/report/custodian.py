@@ -13,8 +13,10 @@ from __future__ import annotations
 import pandas as pd
 
 from capkit.audit import RULES, Audit, at_risk
+from capkit.audit.compare import DIGITS
 from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
+from capkit.audit.findings import severity as finding_severity
 from capkit.audit.verdicts import worst
 from capkit.report.model import Picture, Report, Section, Table
 
@@ -75,6 +77,17 @@ def _synthesis_section(audit: Audit, name: str) -> Section:
                    tables=[_findings_table(audit, name)])
 
 
+def _severest(audit: Audit, name: str, family: str) -> str:
+    """A disclosive family of a synthesis and the size of its largest disclosive finding (the
+    risk; membership's AUC and TPR at 1% FPR): the rule's word stays, the size tells an AUC of
+    0.53 from one of 0.81 at a glance."""
+    mine = [f for f in audit.findings if f.synthesis == name and f.family == family
+            and f.verdict == "disclosive"]
+    top = max(mine, key=lambda f: -1.0 if f.risk is None or f.risk != f.risk else f.risk)
+    size = finding_severity(top)
+    return f"{family}: {size}" if size else family
+
+
 def _verdict_section(audit: Audit) -> Section:
     table = audit.verdicts()
     items = []
@@ -82,7 +95,8 @@ def _verdict_section(audit: Audit) -> Section:
         highest = worst([lv for lv in table.columns if row[lv] > 0])
         families = sorted({f.family for f in audit.findings
                            if f.synthesis == name and f.verdict == "disclosive"})
-        where = f" ({', '.join(families)})" if families else ""
+        where = f" ({'; '.join(_severest(audit, name, fam) for fam in families)})" \
+            if families else ""
         failed = [f.family for f in audit.failures if f.synthesis == name]
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
                      f"review, {row['not flagged']} not flagged; worst: {highest}"
@@ -107,12 +121,17 @@ _AT_RISK = (
     "sample unique {unique:g}, plus {extra:g} for each further target disclosed (ties by row). "
     "'row' is the record's 0-based row in the original file (header excluded). A flag says "
     "which measure found the record, not that its value was learnt: see "
-    "docs/custodian-report.md, 'The people at risk'.")
+    "docs/custodian-report.md, 'The people at risk'. Only flags beyond the control count: a "
+    "flag whose measure's finding is 'not flagged' against the holdout or its baseline is "
+    "chance and is left out, and a sample unique alone lists no record (it is the original's "
+    "exposure); a synthesis with nothing left says 'none'.")
 
 
 def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dict]]:
-    """The most exposed records of each synthesis, and their JSON entries."""
-    table = audit.records_at_risk
+    """The most exposed records of each synthesis (flags beyond the control only), and their
+    JSON entries."""
+    table = audit.records_flagged if not audit.records_flagged.empty else \
+        audit.records_at_risk
     listed = at_risk.top(table, TOP_RECORDS)
     flags = at_risk.flag_lists(listed) if len(listed) else []
     entries = [{"row": int(r), "synthesis": str(n), "flags": f, "score": float(sc),
@@ -135,7 +154,7 @@ def _records_section(audit: Audit, show_values: bool) -> tuple[Section, list[dic
     for name in audit.syntheses:
         mine = shown[shown["synthesis"] == name] if len(shown) else shown
         if not len(mine):
-            items.append(f"{name}: no member flagged by any measure")
+            items.append(f"{name}: none (no member flagged by a measure beyond its control)")
             continue
         frame = pd.DataFrame({
             "rank": mine["rank"].to_numpy(), "row": mine["row"].to_numpy(),
@@ -181,8 +200,12 @@ def _worst_section(audit: Audit) -> Section | None:
         "them and every target, DiSCO (the members' records whose target the synthesis gives "
         "away on those keys) less Dorig (what the original itself gives away on them): NIST "
         "SDNist's k-DiSCO, capkit.disclosure.sweep (docs/sweep-and-sdc.md). The worst "
-        f"{WORST_SHOWN} of each synthesis, in percent of the members; with a holdout, its "
-        "DiSCO and the members-vs-holdout risk are the control."]
+        f"{WORST_SHOWN} of each synthesis, in percent of the members"
+        + ("; with a holdout, ranked by the advantage (the members' DiSCO less the holdout's: "
+           "what the synthesis tells about its members beyond what it tells about anyone), "
+           "the holdout's DiSCO and the risk beside it. A combination where the holdout's "
+           "DiSCO is as high discloses nothing about the members, however large DiSCO - Dorig."
+           if worst.by == "advantage" else ", ranked by DiSCO - Dorig (no holdout).")]
     if worst.skipped:
         return Section("Worst key combinations", paragraphs=paragraphs,
                        items=[f"not measured: {worst.skipped}"])
@@ -227,7 +250,7 @@ def _before_after_section(table: pd.DataFrame, before: str, after: str) -> Secti
                     " after - before of the members' value, in the finding's unit; WORSE: the "
                     "value moved towards more disclosure (down, for the median distance to the "
                     "closest record); MORE SEVERE: the verdict did."],
-        items=items, tables=[Table("Before and after", frame, digits=2, index=False)])
+        items=items, tables=[Table("Before and after", frame, digits=DIGITS, index=False)])
 
 
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],

@@ -159,7 +159,8 @@ def _control_section(summary, keys: list[str],  # noqa: ANN001 - a DisclosureSum
                            h_values, held.n_orig)
         differ = [c for c in coded if c in [*keys, target]]
         f = coding_caveat(f, differ)
-        items.append(f"Target '{target}', {measure}: {f.value:.2f}% of the original records "
+        which = f" ({f.synthesis}; {f.detail.split('; ', 1)[1]})" if summary.m > 1 else ""
+        items.append(f"Target '{target}', {measure}{which}: {f.value:.2f}% of the original records "
                      f"against {f.holdout:.2f}% of the holdout; risk {f.risk:.2f}% "
                      f"[{f.risk_low:.2f}, {f.risk_high:.2f}]: {f.verdict} ({f.rule})."
                      + (f" Columns coded differently: {', '.join(differ)}." if differ else ""))

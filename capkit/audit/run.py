@@ -46,6 +46,7 @@ from capkit.audit import (
     exposure,
     parallel,
     sampling,
+    utility_family,
     verdicts,
 )
 from capkit.audit.failures import Failure, describe, without_failing_targets
@@ -118,6 +119,8 @@ class Audit:
     exposure: exposure.Exposure | None = None
     #: The worst combinations of k of the keys, per synthesis (None when not asked).
     worst_combinations: exposure.WorstCombinations | None = None
+    #: What each synthesis is worth (:mod:`capkit.audit.utility_family`; None when not asked).
+    utility: utility_family.UtilityFamily | None = None
 
     def __repr__(self) -> str:
         return display.short_repr(self)
@@ -150,7 +153,7 @@ def audit(original: pd.DataFrame,
           allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = (),
           pair_budget: int | None = sampling.PAIR_BUDGET, weights: str | pd.Series | None = None,
           original_exposure: bool = True, sweep_size: int | None = 2,
-          workers: int | None = None) -> Audit:
+          workers: int | None = None, utility: bool = False) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -198,6 +201,11 @@ def audit(original: pd.DataFrame,
         the others (:mod:`capkit.audit.parallel`); None (default) uses 2 when the machine has
         two cores or more and the work is large enough to pay for starting it. The result is
         the same either way.
+    utility
+        Also measure what each synthesis is worth (:mod:`capkit.audit.utility_family`:
+        synthpop's pMSE and one- and two-way table S_pMSE, SDNist's k-marginal score) on the
+        columns the measures use; the report then has a utility section and, with several
+        syntheses, the risk-utility map.
 
     Returns
     -------
@@ -362,9 +370,12 @@ def audit(original: pd.DataFrame,
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
+    worth = utility_family.measure(original, named, seed=seed) if utility else None
+    if worth is not None:
+        timings["utility"] = worth.seconds
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
-                 exposed, at_risk.distances(evidence), own, worst)
+                 exposed, at_risk.distances(evidence), own, worst, worth)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

@@ -370,9 +370,13 @@ def audit(original: pd.DataFrame,
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
-    worth = utility_family.measure(original, named, seed=seed) if utility else None
-    if worth is not None:
-        timings["utility"] = worth.seconds
+    worth = None
+    if utility:  # what each synthesis is worth; a failure is said, the verdicts stand
+        try:
+            worth = utility_family.measure(original, named, seed=seed)
+            timings["utility"] = worth.seconds
+        except CapkitError as exc:
+            warns.append(f"utility not measured: {exc}")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
                  exposed, at_risk.distances(evidence), own, worst, worth)

@@ -217,9 +217,14 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
         drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
         rumap = None
         if result.utility is not None and len(result.syntheses) > 1:
-            rumap = release_map(result.utility, result.findings, result.syntheses,
-                                risk_measure=map_risk, axis=map_utility)
-            drawn += [map_picture(rumap)] if fmt == "html" else []
+            try:
+                rumap = release_map(result.utility, result.findings, result.syntheses,
+                                    risk_measure=map_risk, axis=map_utility)
+            except CapkitError as exc:
+                if map_risk is not None:  # the user's measure: an error
+                    raise
+                result.notes.append(f"risk-utility map not drawn: {exc}")
+            drawn += [map_picture(rumap)] if fmt == "html" and rumap is not None else []
         pair = None if treated_path is None else (
             *result.syntheses, before_after(result, *result.syntheses))
         text = render(custodian_report(result, opts.command_line(), opts.versions(),

@@ -33,7 +33,10 @@ def map_picture(table: pd.DataFrame) -> Picture:
     from capkit.plots.save import svg_bytes
     from capkit.plots.utility_map import risk_utility_map
 
-    fig = risk_utility_map(table)
+    shown = table.copy()  # each point named with its verdict on the risk axis's finding
+    shown.index = [f"{n} ({v})" for n, v in zip(table.index, table["verdict"], strict=True)]
+    shown.attrs = dict(table.attrs)
+    fig = risk_utility_map(shown)
     try:
         svg = svg_bytes(fig)
     finally:

@@ -62,6 +62,7 @@ COMMANDS = {
     "membership": ["membership", "{orig}", "{syn}", "--holdout", "{hold}", "--attacks", "dcr",
                    "--exposed-by", "dcr", "-q"],
     "sdc": ["sdc", "{orig}", "{syn}", "--keys", "a,b"],
+    "utility": ["utility", "{syn}", "--original", "{orig}", "-q"],
 }
 
 

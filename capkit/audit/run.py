@@ -46,6 +46,7 @@ from capkit.audit import (
     exposure,
     parallel,
     sampling,
+    utility_family,
     verdicts,
 )
 from capkit.audit.failures import Failure, describe, without_failing_targets
@@ -122,6 +123,8 @@ class Audit:
     #: :attr:`records_at_risk` with only the flags beyond the control
     #: (:func:`capkit.audit.at_risk.kept_flags`): what the report lists and draws.
     records_flagged: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: What each synthesis is worth (:mod:`capkit.audit.utility_family`; None when not asked).
+    utility: utility_family.UtilityFamily | None = None
 
     def __repr__(self) -> str:
         return display.short_repr(self)
@@ -154,7 +157,7 @@ def audit(original: pd.DataFrame,
           allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = (),
           pair_budget: int | None = sampling.PAIR_BUDGET, weights: str | pd.Series | None = None,
           original_exposure: bool = True, sweep_size: int | None = 2,
-          workers: int | None = None) -> Audit:
+          workers: int | None = None, utility: bool = False) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -202,6 +205,11 @@ def audit(original: pd.DataFrame,
         the others (:mod:`capkit.audit.parallel`); None (default) uses 2 when the machine has
         two cores or more and the work is large enough to pay for starting it. The result is
         the same either way.
+    utility
+        Also measure what each synthesis is worth (:mod:`capkit.audit.utility_family`:
+        synthpop's pMSE and one- and two-way table S_pMSE, SDNist's k-marginal score) on the
+        columns the measures use; the report then has a utility section and, with several
+        syntheses, the risk-utility map.
 
     Returns
     -------
@@ -384,9 +392,16 @@ def audit(original: pd.DataFrame,
     if unmeasured:
         notes.append(f"records at risk: not flagged by {', '.join(unmeasured)} (a family not "
                      "run or failed, or no holdout: near copies and the attack flag need one)")
+    worth = None
+    if utility:  # what each synthesis is worth; a failure is said, the verdicts stand
+        try:
+            worth = utility_family.measure(original, named, seed=seed)
+            timings["utility"] = worth.seconds
+        except CapkitError as exc:
+            warns.append(f"utility not measured: {exc}")
     return Audit(findings, measures, keys_, targets_, list(named), len(original),
                  None if holdout is None else len(holdout), notes, timings, warns, failures,
-                 exposed, at_risk.distances(evidence), own, worst, beyond)
+                 exposed, at_risk.distances(evidence), own, worst, beyond, worth)
 
 
 __all__ = ["ATTACKERS", "FAMILIES", "NEAR_COPY_QUANTILE", "Audit", "audit"]

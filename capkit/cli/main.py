@@ -41,6 +41,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
             "synthpop's sdc() treatments of the SYNTHETIC file made from the ORIGINAL file: "
             "remove replicated uniques or uniques found in the original, cap numbers; write the "
             "result to --output and print what was removed."),
+    "utility": ("capkit.cli.utility",
+                "What each SYNTHETIC file made from the --original file is worth: synthpop's "
+                "pMSE and S_pMSE of the one- and two-way tables (the worst listed), SDNist's "
+                "k-marginal score."),
 }
 
 

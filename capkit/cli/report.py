@@ -19,9 +19,11 @@ import numpy as np
 from capkit import processes
 from capkit.audit import FAMILIES, Audit, at_risk, audit
 from capkit.audit.compare import before_after
+from capkit.audit.utility_family import release_map
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
+from capkit.cli.utility import map_picture
 from capkit.data.io import read_table
 from capkit.errors import CapkitError
 from capkit.report import Picture, render
@@ -151,6 +153,15 @@ def pictures(result: Audit) -> list[Picture]:
 @click.option("--no-sweep", is_flag=True,
               help="Leave out the worst key combinations (the k-key sweep; measured with the "
                    "synthpop measures family).")
+@click.option("--utility/--no-utility", "with_utility", default=True, show_default=True,
+              help="Add what each synthesis is worth (synthpop's pMSE and table S_pMSE, "
+                   "SDNist's k-marginal) and, with several syntheses or --compare-treated, the "
+                   "risk-utility map.")
+@click.option("--map-risk", default=None, metavar="MEASURE",
+              help="The map's risk: a finding's measure ('DiSCO', 'DiSCO (income)' or "
+                   "'attribute: DiSCO (income)'); default: the finding with the worst verdict.")
+@click.option("--map-utility", type=click.Choice(["S_pMSE", "k-marginal"]), default="S_pMSE",
+              show_default=True, help="The map's utility axis.")
 @opts.ESCAPE_FORMULAS
 @opts.FORMAT
 @opts.OUTPUT
@@ -162,7 +173,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            holdout_path: Path | None, numeric_targets: str | None, seed: int, fail_on: str | None,
            families: tuple[str, ...], records_path: Path | None, show_values: bool,
            treated_path: Path | None, weights: str | None, no_exposure: bool, sweep_size: int,
-           no_sweep: bool, escape_formulas: bool, fmt: str,
+           no_sweep: bool, with_utility: bool, map_risk: str | None, map_utility: str,
+           escape_formulas: bool, fmt: str,
            output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
            quiet: bool) -> None:
     """The custodian's report: every disclosure measure on SYNTHETIC file(s) made from the
@@ -210,17 +222,28 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                            progress=not quiet, allow_disjoint_levels=allow_disjoint_levels,
                            numeric_targets=opts.split(numeric_targets, "--numeric-targets")
                            or (), weights=weight, original_exposure=not no_exposure,
-                           sweep_size=None if no_sweep else sweep_size)
+                           sweep_size=None if no_sweep else sweep_size,
+                           utility=with_utility)
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:
                 click.echo(visible(f"Warning: {w}", lines=True), err=True)
         drawn = pictures(result) if fmt == "html" else []  # only the html page shows them
+        rumap = None
+        if result.utility is not None and len(result.syntheses) > 1:
+            try:
+                rumap = release_map(result.utility, result.findings, result.syntheses,
+                                    risk_measure=map_risk, axis=map_utility)
+            except CapkitError as exc:
+                if map_risk is not None:  # the user's measure: an error
+                    raise
+                result.notes.append(f"risk-utility map not drawn: {exc}")
+            drawn += [map_picture(rumap)] if fmt == "html" and rumap is not None else []
         pair = None if treated_path is None else (
             *result.syntheses, before_after(result, *result.syntheses))
         text = render(custodian_report(result, opts.command_line(), opts.versions(),
                                        [*inputs.lines, *inputs.remarks()], show_values,
-                                       drawn, pair), fmt)
+                                       drawn, pair, rumap, map_risk is not None), fmt)
         opts.emit(text, output)
         if records_path is not None:
             opts.write_csv(at_risk.masked(result.records_at_risk, result.keys,

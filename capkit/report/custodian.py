@@ -19,6 +19,7 @@ from capkit.audit.findings import message
 from capkit.audit.findings import severity as finding_severity
 from capkit.audit.verdicts import worst
 from capkit.report.model import Picture, Report, Section, Table
+from capkit.report.utility import map_entries, map_section, utility_sections
 
 _INTRO = (
     "Each finding compares what the synthetic data tell about the members (the records they "
@@ -256,7 +257,9 @@ def _before_after_section(table: pd.DataFrame, before: str, after: str) -> Secti
 def custodian_report(audit: Audit, command: str, versions: dict[str, str],
                      inputs: list[str], show_values: bool = False,
                      pictures: list[Picture] | None = None,
-                     before_after: tuple[str, str, pd.DataFrame] | None = None) -> Report:
+                     before_after: tuple[str, str, pd.DataFrame] | None = None,
+                     release_map: pd.DataFrame | None = None, map_by_user: bool = False
+                     ) -> Report:
     """The :class:`Report` of an audit: verdicts, findings per synthesis, the original's own
     exposure and the worst key combinations (when the audit measured them), the people at risk
     (key values and target values masked unless ``show_values``), rules, measures. The JSON
@@ -265,11 +268,19 @@ def custodian_report(audit: Audit, command: str, versions: dict[str, str],
     caller with :mod:`capkit.plots.custodian`) show in the html page only. ``before_after``
     (the names of a synthesis and its treated version, and
     :func:`capkit.audit.compare.before_after`'s table) adds their findings side by side after
-    the verdicts, and under ``before_after`` in the JSON document."""
+    the verdicts, and under ``before_after`` in the JSON document. When the audit measured the
+    utility (``audit(..., utility=True)``), a utility section follows the syntheses (``utility``
+    in the JSON document), and ``release_map``
+    (:func:`capkit.audit.utility_family.release_map`) adds the risk-utility map
+    (``risk_utility_map``; ``map_by_user``: its risk was named by the user)."""
     sections = [_verdict_section(audit)]
     if before_after is not None:
         sections.append(_before_after_section(before_after[2], *before_after[:2]))
     sections += [_synthesis_section(audit, name) for name in audit.syntheses]
+    if audit.utility is not None:
+        sections += utility_sections(audit.utility)
+    if release_map is not None:
+        sections.append(map_section(release_map, map_by_user))
     sections += [s for s in (_exposure_section(audit), _worst_section(audit)) if s is not None]
     entries: list[dict] = []
     if not audit.records_at_risk.empty:
@@ -301,7 +312,8 @@ def custodian_report(audit: Audit, command: str, versions: dict[str, str],
     return Report(title="Disclosure risk report", command=command, versions=versions,
                   inputs=[*inputs, holdout] if inputs else [holdout], sections=sections,
                   findings=[f.to_dict() for f in audit.findings],
-                  extra={"records_at_risk": entries, **_extra(audit, before_after)},
+                  extra={"records_at_risk": entries, **_extra(audit, before_after),
+                         **_worth(audit, release_map)},
                   pictures=list(pictures or []))
 
 
@@ -317,6 +329,16 @@ def _extra(audit: Audit, before_after: tuple[str, str, pd.DataFrame] | None
         out["original_exposure"] = audit.exposure.to_dict()
     if audit.worst_combinations is not None:
         out["worst_key_combinations"] = audit.worst_combinations.to_dict()
+    return out
+
+
+def _worth(audit: Audit, release_map: pd.DataFrame | None) -> dict[str, object]:
+    """The JSON document's entries for the utility and the risk-utility map."""
+    out: dict[str, object] = {}
+    if audit.utility is not None:
+        out["utility"] = audit.utility.to_dict()
+    if release_map is not None:
+        out["risk_utility_map"] = map_entries(release_map)
     return out
 
 

@@ -1,0 +1,266 @@
+"""What each release is worth, beside what it discloses: the utility family of the custodian's
+report and the risk-utility map across its releases.
+
+For every synthesis, on the columns the report measures, compared with the original:
+
+* the general utility of synthpop's ``utility.gen`` (Snoke, Raab, Nowok, Dibben & Slavkovic,
+  "General and specific utility measures for synthetic data", 2018) with its default CART
+  propensity model: pMSE, SPECKS, PO50, and S_pMSE when permutations are asked for
+  (``nperms`` > 0; without them CART's pMSE has no null expectation and S_pMSE is NA);
+* the one- and two-way tables of synthpop's ``utility.tables`` (Raab, Nowok & Dibben,
+  "Assessing, visualizing and improving the utility of synthetic data", 2021): each table's
+  S_pMSE, the ``nworst`` that fit worst, and the mean S_pMSE over the two-way tables, the
+  release's S_pMSE in the report and on the map; synthpop's reading (Raab et al. 2021): below
+  10 good, below 3 very good;
+* the k-marginal score of NIST's SDNist (``sdnist/metrics/kmarginal.py``; NIST CRC, "SDNist v2:
+  Deidentified Data Report Tool"): ``(2 - mean over pairs of columns of the L1 distance between
+  the two files' 2-way marginals) x 500``, 0 to 1000, higher is better. SDNist bins its ACS
+  excerpts by its data dictionary; for arbitrary columns each column is coded as the tables
+  code it (a category by its levels, a number by ``ngroups`` quantile groups, missing values as
+  a level of their own) and the score is SDNist's on those codes
+  (:func:`capkit.sdnist.kmarginal.kmarginal`, no PUMA).
+
+Each release is measured on its own (m = 1), as a separate candidate, not as one of m
+syntheses of one model. :func:`release_map` puts the releases on Duncan, Keller-McNulty &
+Stokes's risk-utility map ("Disclosure risk vs. data utility: the R-U confidentiality map",
+2001) with :func:`capkit.utility.risk_utility_table`: the risk of one finding of the report
+(by default the one with the worst verdict) against a utility measure, each release "flagged"
+when that finding's verdict is not "not flagged".
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from capkit import utility
+from capkit.audit.findings import Finding
+from capkit.audit.verdicts import LEVELS
+from capkit.errors import CapkitError
+from capkit.sdnist.kmarginal import kmarginal
+from capkit.utility.one_table import code_variable
+from capkit.utility.release_map import S_PMSE_GOOD, S_PMSE_VERY_GOOD
+
+#: The utility axes of the map: S_pMSE (smaller is better) or the k-marginal score (higher).
+UTILITY_AXES = ("S_pMSE", "k-marginal")
+
+
+def reading(s_pmse: float) -> str:
+    """synthpop's reading of an S_pMSE (Raab, Nowok & Dibben 2021): below 3 very good, below
+    10 good, else poor."""
+    if s_pmse is None or math.isnan(s_pmse):
+        return "NA"
+    if s_pmse < S_PMSE_VERY_GOOD:
+        return "very good"
+    return "good" if s_pmse < S_PMSE_GOOD else "poor"
+
+
+@dataclass
+class SynthesisUtility:
+    """The utility of one release (every value as capkit.utility returns it, m = 1)."""
+
+    pMSE: float
+    S_pMSE_general: float
+    SPECKS: float
+    PO50: float
+    separated: bool
+    oneway: pd.DataFrame
+    twoway: pd.DataFrame
+    worst_oneway: pd.Series
+    worst_twoway: pd.Series
+    kmarginal: int
+    kmarginal_exact: float
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def S_pMSE(self) -> float:
+        """The release's S_pMSE: the mean over its two-way tables (one-way with one column)."""
+        tabs = self.twoway if len(self.twoway) else self.oneway
+        return float(tabs["S_pMSE"].mean())
+
+
+@dataclass
+class UtilityFamily:
+    """The utility of every release of an audit."""
+
+    releases: dict[str, SynthesisUtility]
+    columns: list[str]
+    nworst: int
+    nperms: int
+    ngroups: int
+    seconds: float = 0.0
+
+    def table(self) -> pd.DataFrame:
+        """One row per release: pMSE (CART), S_pMSE of the CART model (NA without
+        permutations), the mean one- and two-way S_pMSE, its reading, the k-marginal score."""
+        rows = {n: {"pMSE": u.pMSE, "S_pMSE (CART)": u.S_pMSE_general,
+                    "S_pMSE 1-way": float(u.oneway["S_pMSE"].mean()),
+                    "S_pMSE 2-way": (float(u.twoway["S_pMSE"].mean()) if len(u.twoway)
+                                     else np.nan),
+                    "reading": reading(u.S_pMSE), "k-marginal": float(u.kmarginal)}
+                for n, u in self.releases.items()}
+        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("synthesis")
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain values for the JSON document."""
+        return {"columns": self.columns, "nworst": self.nworst, "nperms": self.nperms,
+                "ngroups": self.ngroups, "releases": {
+                    n: {"pMSE": u.pMSE, "S_pMSE_general": u.S_pMSE_general,
+                        "SPECKS": u.SPECKS, "PO50": u.PO50, "separated": u.separated,
+                        "S_pMSE": u.S_pMSE, "reading": reading(u.S_pMSE),
+                        "k_marginal": u.kmarginal, "k_marginal_exact": u.kmarginal_exact,
+                        "worst_oneway": u.worst_oneway.to_dict(),
+                        "worst_twoway": u.worst_twoway.to_dict(), "warnings": u.warnings}
+                    for n, u in self.releases.items()}}
+
+
+def check_columns(original: pd.DataFrame, synthetic: pd.DataFrame, name: str) -> None:
+    """The release must have the original's columns: a column in one file only is an error
+    naming it."""
+    only_o = [c for c in original.columns if c not in synthetic.columns]
+    only_s = [c for c in synthetic.columns if c not in original.columns]
+    if only_o or only_s:
+        parts = ([f"column(s) {only_o} of the original are not in {name}"] if only_o else []) + (
+            [f"column(s) {only_s} of {name} are not in the original"] if only_s else [])
+        raise CapkitError("; ".join(parts) + ": utility compares the same columns")
+
+
+def general_kmarginal(original: pd.DataFrame, synthetic: pd.DataFrame, columns: Sequence[str],
+                      ngroups: int = 5) -> tuple[int, float]:
+    """SDNist's k-marginal score (its integer, and the exact value as a float) of
+    ``synthetic`` against ``original`` on ``columns``, each coded as synthpop's tables code it
+    (numbers in ``ngroups`` quantile groups, missing values a level)."""
+    coded = [code_variable(original, [synthetic], c, ngroups=ngroups, codes=(), useNA=True,
+                           compat=None) for c in columns]
+    target = np.column_stack([k.original + 1 for k in coded]).astype(np.int64)
+    deid = np.column_stack([k.syntheses[0] + 1 for k in coded]).astype(np.int64)
+    # neutral feature names: a user's column called PUMA is not SDNist's PUMA
+    score = kmarginal(target, deid, tuple(f"f{j}" for j in range(len(columns))))
+    return score.score, float(score.exact)
+
+
+def measure(original: pd.DataFrame, named: Mapping[str, pd.DataFrame], *, nworst: int = 5,
+            nperms: int = 0, seed: int = 0, ngroups: int = 5) -> UtilityFamily:
+    """The utility of every release in ``named`` against ``original`` (frames not modified).
+
+    Raises
+    ------
+    CapkitError
+        A release whose columns differ from the original's (naming the column), and the
+        errors of :mod:`capkit.utility`.
+    """
+    start = time.perf_counter()
+    columns = list(original.columns)
+    out: dict[str, SynthesisUtility] = {}
+    for name, frame in named.items():
+        check_columns(original, frame, f"synthesis {name!r}")
+        frame = frame[columns]
+        gen = utility.gen(frame, original, method="cart",
+                          resamp_method="perm" if nperms > 0 else "none",
+                          nperms=max(int(nperms), 1), seed=seed)
+        one = utility.tables(frame, original, tables="oneway", nworst=nworst, ngroups=ngroups)
+        two = (utility.tables(frame, original, tables="twoway", nworst=nworst, ngroups=ngroups)
+               if len(columns) > 1 else None)
+        km, exact = general_kmarginal(original, frame, columns, ngroups)
+        out[name] = SynthesisUtility(
+            pMSE=float(gen.pMSE[0]), S_pMSE_general=float(gen.S_pMSE[0]),
+            SPECKS=float(gen.SPECKS[0]), PO50=float(gen.PO50[0]),
+            separated=bool(gen.separated[0]), oneway=one.tabs,
+            twoway=two.tabs if two is not None else pd.DataFrame(columns=one.tabs.columns),
+            worst_oneway=one.worstn,
+            worst_twoway=two.worstn if two is not None else pd.Series(dtype=float),
+            kmarginal=km, kmarginal_exact=exact,
+            warnings=sorted(set(list(gen.get("warnings", [])) + list(one.warnings)
+                                + (list(two.warnings) if two is not None else []))))
+    return UtilityFamily(out, columns, int(nworst), int(nperms), int(ngroups),
+                         time.perf_counter() - start)
+
+
+def _label(f: Finding) -> str:
+    return f"{f.family}: {f.measure} ({f.subject})"
+
+
+def risk_axis(findings: Sequence[Finding], syntheses: Sequence[str], measure: str | None = None
+              ) -> tuple[str, dict[str, tuple[float, float, float]], dict[str, str]]:
+    """The map's risk axis: one finding of the report, in every release.
+
+    By default the finding (family, measure, subject) with the worst verdict over the releases,
+    ties by the largest risk, then by the report's order; ``measure`` names another: a label
+    ``"family: measure (subject)"``, ``"measure (subject)"`` or a measure's name (its worst
+    subject). Returns the label, release -> (risk, low, high) in percent (NaN where the
+    release lacks it) and release -> that finding's verdict.
+    """
+    judged = [f for f in findings if f.risk is not None and f.unit == "%"
+              and not (isinstance(f.risk, float) and math.isnan(f.risk))]
+    if measure is not None:
+        wanted = measure.strip()
+        judged = [f for f in judged if wanted in (_label(f), f.measure,
+                                                  f"{f.measure} ({f.subject})")]
+        if not judged:
+            known = sorted({f.measure for f in findings if f.risk is not None})
+            raise CapkitError(f"--map-risk {measure!r} names no finding with a risk; measures "
+                              f"with one: {known}")
+    if not judged:
+        raise CapkitError("no finding of the report has a risk: the map needs one")
+    best = min(range(len(judged)),
+               key=lambda j: (LEVELS.index(judged[j].verdict), -float(judged[j].risk), j))
+    label = _label(judged[best])
+    risk: dict[str, tuple[float, float, float]] = {}
+    verdict: dict[str, str] = {}
+    for name in syntheses:
+        mine = [f for f in judged if f.synthesis == name and _label(f) == label]
+        if mine:
+            f = mine[0]
+            low = np.nan if f.risk_low is None else float(f.risk_low)
+            high = np.nan if f.risk_high is None else float(f.risk_high)
+            risk[name], verdict[name] = (float(f.risk), low, high), f.verdict
+        else:
+            risk[name], verdict[name] = (np.nan, np.nan, np.nan), "not measured"
+    return label, risk, verdict
+
+
+def release_map(family: UtilityFamily, findings: Sequence[Finding], syntheses: Sequence[str], *,
+                risk_measure: str | None = None, axis: str = "S_pMSE") -> pd.DataFrame:
+    """The risk-utility table of the releases (:func:`capkit.utility.risk_utility_table`):
+    the risk of :func:`risk_axis`'s finding against ``axis`` (S_pMSE: the mean two-way
+    S_pMSE, useful below 10; k-marginal: SDNist's score, no threshold, so no release is
+    called useful or not). ``flagged``: that finding's verdict in the release is not
+    "not flagged"; the region follows (``verdict`` column: the verdict itself)."""
+    if axis not in UTILITY_AXES:
+        raise CapkitError(f"the map's utility axis must be one of {UTILITY_AXES}, got {axis!r}")
+    label, risk, verdict = risk_axis(findings, syntheses, risk_measure)
+    names = [n for n in syntheses if n in family.releases]
+    if axis == "S_pMSE":
+        values = {n: family.releases[n].S_pMSE for n in names}
+        table = utility.risk_utility_table({n: risk[n] for n in names}, values,
+                                           risk_name=f"{label} risk (%)",
+                                           utility_name="S_pMSE (mean of the 2-way tables)")
+    else:
+        values = {n: float(family.releases[n].kmarginal) for n in names}
+        table = utility.risk_utility_table({n: risk[n] for n in names}, values,
+                                           risk_name=f"{label} risk (%)",
+                                           utility_name="k-marginal score",
+                                           higher_utility_is_better=True, utility_limit=None)
+    flagged = np.array([verdict[n] not in ("not flagged",) for n in names])
+    table["flagged"] = flagged
+    table["verdict"] = [verdict[n] for n in names]
+    words = np.where(flagged, "flagged", "not flagged")
+    if axis == "S_pMSE":
+        useful = table["useful"].to_numpy(bool)
+        region = np.char.add(words, np.where(useful, ", useful", ", not useful"))
+        table["region"] = np.where(region == "not flagged, useful", "not flagged and useful",
+                                   region)
+    else:
+        table["useful"] = None
+        table["region"] = words
+    table.attrs.update(risk_measure=label, axis=axis)
+    return table
+
+
+__all__ = ["UTILITY_AXES", "SynthesisUtility", "UtilityFamily", "check_columns",
+           "general_kmarginal", "measure", "reading", "release_map", "risk_axis"]

@@ -41,6 +41,14 @@ one pass is not enough; N larger than the number of distinct singling-out querie
 Univariate: one-condition queries (``is_null`` of the only missing value, ``<= min``,
 ``>= max``, ``== v`` of a value occurring once) that single out in the synthetic data, in a
 seeded random order.
+
+Cost: with ``n_attacks=None`` the n synthetic records' candidate queries are counted in one
+batch, then the main and baseline queries once per frame (synthetic, members, control). The
+queries on one set of columns are counted together from one histogram of the records' cells
+(:mod:`capkit.attacks._query_grid`): O(s (n k + G) + q 2^k) per frame for s sets of k columns
+(s <= C(columns, n_cols)), grids of G <= 2^22 cells and q queries: linear in the records for a
+fixed number of columns, where counting each query over the frame was O(q n k / 64). Sets
+whose grid would be larger, and sets with few queries, are counted by bit masks.
 """
 
 from __future__ import annotations

@@ -7,7 +7,12 @@ Families (``--family``):
   (multivariate, every synthetic record attacked once, members, a holdout of half their size
   as control, seed 1);
 * ``mc_domias``: :func:`capkit.membership_inference.attacks.mc` with DOMIAS's squared distance
-  (the nearest synthetic record of every scored record, then the ball counts).
+  (the nearest synthetic record of every scored record, then the ball counts);
+* ``cap``: :func:`capkit.counts.tables.crosstab` + average CAP (version 1) of n members and n
+  synthetic records on four keys and a target, with the ratio to a bare numpy ``bincount`` of
+  the same records' mixed-radix codes timed in the same child (best of 3 each): ``--case
+  million`` has skewed keys (``bench_scale.py``'s generator), ``--case uniform`` uniform ones
+  (``bench_cap.py``'s).
 
 Data (``--case``): ``million``, the seeded generator of ``bench_scale.py`` (five integer
 columns); ``adult``, a bootstrap of Adult with 1% noise (:func:`capkit.synth.baselines.
@@ -83,6 +88,8 @@ def run_family(family: str, case: str, n: int) -> tuple[float, str]:
         table = res.queries.drop(columns="conditions")
         return cpu, _fingerprint(table, res.n_success, res.n_baseline, res.n_control,
                                  res.risk, res.risk_ci)
+    if family == "cap":
+        return _cap(case, n)
     from capkit.membership_inference import attacks
 
     numeric = [c for c in members.columns if pd.api.types.is_numeric_dtype(members[c])]
@@ -97,6 +104,50 @@ def run_family(family: str, case: str, n: int) -> tuple[float, str]:
     return cpu, _fingerprint(d_g, scores, epsilon)
 
 
+def _cap(case: str, n: int) -> tuple[float, str]:
+    from capkit import cap
+    from capkit.counts.tables import crosstab
+
+    if case == "uniform":
+        sys.path.insert(0, str(HERE))
+        from bench_cap import KEYS, TARGET, make_frame
+
+        rng = np.random.default_rng(20201)
+        members, synthetic = make_frame(n, rng), make_frame(n, rng)
+        keys, target = list(KEYS), TARGET[0]
+    else:
+        members, synthetic, _ = frames("million", n)
+        keys, target = ["age", "sex", "region", "education"], "income"
+
+    def bare() -> None:
+        for frame in (members, synthetic):
+            code = np.zeros(len(frame), dtype=np.int64)
+            for column in keys + [target]:
+                values = frame[column].to_numpy()
+                code *= int(values.max()) + 1
+                code += values
+            np.bincount(code)
+
+    def timed(fn) -> tuple[float, object]:
+        best, out = math.inf, None
+        for _ in range(3):
+            start = time.process_time()
+            out = fn()
+            best = min(best, time.process_time() - start)
+        return best, out
+
+    cpu, value = timed(lambda: cap.average_cap(*_tables(crosstab(members, synthetic, keys,
+                                                                   target))))
+    bare_cpu, _ = timed(bare)
+    print(f"  cap {case} n={n:,}: {cpu:.3f} CPU-s, bare bincount {bare_cpu:.3f} CPU-s, ratio "
+          f"{cpu / bare_cpu:.1f}x", file=sys.stderr)
+    return cpu, _fingerprint(value)
+
+
+def _tables(table: object) -> tuple[object, object]:
+    return table.original, table.synthetic
+
+
 def child(args: argparse.Namespace) -> None:
     cpu, fingerprint = run_family(args.family, args.case, args.child)
     print(json.dumps({"cpu": cpu, "fingerprint": fingerprint}))
@@ -109,6 +160,8 @@ def measure(code: Path, args: argparse.Namespace, n: int) -> dict | None:
     try:
         done = subprocess.run(command, check=True, env=env, capture_output=True, text=True,
                               timeout=args.timeout)
+        if done.stderr.strip():
+            print(f"  [{code}] {done.stderr.strip().splitlines()[-1]}", flush=True)
     except subprocess.TimeoutExpired:
         return None
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -125,9 +178,9 @@ def exponent(sizes: list[int], times: list[float | None]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", choices=["singling_out", "mc_domias"],
+    parser.add_argument("--family", choices=["singling_out", "mc_domias", "cap"],
                         default="singling_out")
-    parser.add_argument("--case", choices=["million", "adult"], default="million")
+    parser.add_argument("--case", choices=["million", "adult", "uniform"], default="million")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--baseline", type=Path, help="another checkout (holding capkit/)")
     parser.add_argument("--repeat", type=int, default=2)

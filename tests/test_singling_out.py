@@ -359,12 +359,13 @@ def test_audit_prints_the_count_whose_share_it_shows():
 
 
 def _force(monkeypatch, method: str) -> None:
-    from capkit.attacks import _query_grid
+    from capkit.attacks import _query_grid, queries
 
     if method == "grid":  # every set of <= 3 distinct columns by its histogram
         monkeypatch.setattr(_query_grid, "SET_OVERHEAD", -(1 << 62))
-    else:
+    else:  # and one query per block of masks
         monkeypatch.setattr(_query_grid, "GRID_LIMIT", 0)
+        monkeypatch.setattr(queries, "_MASK_BYTES", 1)
 
 
 _VALUES = {"x": [0, 1.5, 2, 4, -1, None], "i": [0, 1, 3, 9], "t": ["a", "b", "zz", None],

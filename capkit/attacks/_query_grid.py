@@ -214,3 +214,17 @@ def split_counts(columns, conditions: list, index: np.ndarray, first: bool
         counts[members], firsts[members] = grid_counts(codes, domains, ops, targets, first)
         served[members] = True
     return counts, firsts, served
+
+
+def blocks_by_columns(conditions: list, index: np.ndarray, step: int):
+    """Positions of the queries (rows of ``index``) in blocks of at most ``step``, the queries
+    on the same columns together (so that a block's condition masks are few)."""
+    if len(index) <= step:
+        if len(index):
+            yield np.arange(len(index))
+        return
+    names: dict[object, int] = {}
+    of = np.array([names.setdefault(c[0], len(names)) for c in conditions] + [-1])
+    order = np.lexsort(np.sort(of[index], axis=1).T[::-1])
+    for start in range(0, len(order), step):
+        yield order[start:start + step]

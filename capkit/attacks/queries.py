@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from capkit.attacks._query_grid import split_counts
+from capkit.attacks._query_grid import blocks_by_columns, split_counts
 from capkit.errors import CapkitError
 
 __all__ = ["OPS", "ConditionTable", "FrameColumns", "column_kind", "match_counts", "query_text"]
@@ -36,6 +36,8 @@ OPS = ("==", "!=", ">=", "<=", ">", "<", "is_null", "is_not_null")
 _ORDER_OPS = (">=", "<=", ">", "<")
 #: 64-bit words per block of queries when AND-ing their conditions' masks.
 _WORDS = 1 << 21
+#: Bytes of condition masks held at once when counting by bit masks.
+_MASK_BYTES = 1 << 28
 
 
 def column_kind(series: pd.Series) -> str:
@@ -342,9 +344,13 @@ class ConditionTable:
         else:
             counts, firsts, served = split_counts(columns, self.conditions, index, first)
             rest = np.flatnonzero(~served)
-            if len(rest):
-                masks, inverse = self.packed(columns, rest if rows is None else rows[rest])
-                counts[rest], firsts[rest] = conjunction_counts(masks, inverse, first=True)
+            ids = rest if rows is None else rows[rest]
+            # bit masks in blocks of queries on the same columns (bounded memory)
+            step = max(1, _MASK_BYTES // (8 * columns.words * index.shape[1]))
+            for part in blocks_by_columns(self.conditions, self.index[ids], step):
+                masks, inverse = self.packed(columns, ids[part])
+                counts[rest[part]], firsts[rest[part]] = conjunction_counts(masks, inverse,
+                                                                            first=True)
         return (counts, np.where(counts == 1, firsts, -1)) if first else counts
 
     def _single_counts(self, columns: FrameColumns, ids: np.ndarray, first: bool

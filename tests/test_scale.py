@@ -252,3 +252,48 @@ def test_report_without_sampling_is_unchanged_and_with_it_stated(monkeypatch) ->
     # without a holdout, every finding on the sampled members says so too
     alone = audit(members, {"leak": leak}, seed=1, families=families, **small)
     assert all(f.detail.endswith("on a sample of 100 of 600 members") for f in alone.findings)
+
+
+# -- integer columns coded without hashing: the same codes and levels as pandas
+
+
+def test_integer_columns_coded_as_pandas_factorize():
+    """factorize_many's plain-integer path (a table of the values) gives pd.factorize(sort=True)'s
+    codes and levels, for every integer width (narrow types whose differences overflow them
+    included) and ranges wide enough to need a sort."""
+    from capkit.counts.encode import factorize_many
+    from capkit.counts.rows import unique_codes
+
+    rng = np.random.default_rng(11)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                  np.uint64):
+        info = np.iinfo(dtype)
+        for low, high in ((0, 3), (int(info.min), int(info.max)), (-5, 10**9)):
+            low, high = max(low, int(info.min)), min(high, int(info.max))
+            parts = [pd.Series(rng.integers(low, high, size, endpoint=True, dtype=dtype))
+                     for size in (400, 250, 0)]
+            codes, levels = factorize_many(parts)
+            flat, want = pd.factorize(pd.concat(parts, ignore_index=True), sort=True)
+            assert levels.equals(pd.Index(want)) and levels.dtype == pd.Index(want).dtype
+            assert np.array_equal(np.concatenate(codes), flat)
+            values, inverse = unique_codes(np.concatenate([p.to_numpy() for p in parts]))
+            ref_values, ref_inverse = np.unique(np.concatenate([p.to_numpy() for p in parts]),
+                                                return_inverse=True)
+            assert np.array_equal(values, ref_values) and np.array_equal(inverse, ref_inverse)
+
+
+def test_combined_codes_lexicographic_over_present_combinations():
+    """combine_codes against a reference: np.unique over the rows of per-column codes."""
+    from capkit.counts.encode import combine_codes
+
+    rng = np.random.default_rng(12)
+    for _ in range(50):
+        cards = [int(c) for c in rng.integers(1, 12, int(rng.integers(1, 5)))]
+        a = [rng.integers(0, c, int(rng.integers(0, 40))) for c in cards[:1]]
+        a += [rng.integers(0, c, len(a[0])) for c in cards[1:]]
+        b = [rng.integers(0, c, 30) for c in cards]
+        got_a, got_b, components = combine_codes(a, b, cards)
+        rows = np.column_stack([np.concatenate([x, y]) for x, y in zip(a, b, strict=True)])
+        want, inverse = np.unique(rows, axis=0, return_inverse=True)
+        assert np.array_equal(np.concatenate([got_a, got_b]), inverse.ravel())
+        assert np.array_equal(np.column_stack(components), want)

@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 from anonymeter_data import SHARED_ORACLE, adult_split, have_adult, read_reference, results
 from anonymeter_data import synthetic as oracle_synthetic
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import hypergeom
 
 from capkit.attacks import match_counts, singling_out
@@ -350,3 +352,87 @@ def test_audit_prints_the_count_whose_share_it_shows():
     k, n = finding.detail.split(" queries")[0].split(" of ")
     n = int(n.replace(",", ""))
     assert math.isclose(100 * float(k.replace(",", "")) / n, finding.value, abs_tol=0.5 / n)
+
+
+# -- counting by histograms per set of columns (capkit.attacks._query_grid) against the slow
+# reference: ties, missing values, absent values, every operator; the choice of method forced
+
+
+def _force(monkeypatch, method: str) -> None:
+    from capkit.attacks import _query_grid, queries
+
+    if method == "grid":  # every set of <= 3 distinct columns by its histogram
+        monkeypatch.setattr(_query_grid, "SET_OVERHEAD", -(1 << 62))
+    else:  # and one query per block of masks
+        monkeypatch.setattr(_query_grid, "GRID_LIMIT", 0)
+        monkeypatch.setattr(queries, "_MASK_BYTES", 1)
+
+
+_VALUES = {"x": [0, 1.5, 2, 4, -1, None], "i": [0, 1, 3, 9], "t": ["a", "b", "zz", None],
+           "k": ["u", "w", None], "b": [True, False]}
+_OPS = {"x": ["==", "!=", ">=", "<=", ">", "<", "is_null", "is_not_null"],
+        "i": ["==", "!=", ">=", "<=", ">", "<"], "t": ["==", "!=", "is_null", "is_not_null"],
+        "k": ["==", "!=", "is_null", "is_not_null"], "b": ["==", "!="]}
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 80), method=st.sampled_from(
+    ["grid", "masks"]), repeat=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_histogram_counts_equal_slow_reference(seed, n, method, repeat):
+    """Counts and the single match's position, record by record, on frames with ties and
+    missing values; ``repeat`` allows two conditions on one column (served by bit masks)."""
+    from capkit.attacks.queries import ConditionTable, FrameColumns
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "x": np.where(rng.random(n) < 0.2, np.nan, rng.integers(-1, 5, n) / 2),
+        "i": rng.integers(0, 4, n),
+        "t": rng.choice(np.array(["a", "b", None], dtype=object), n),
+        "k": pd.Categorical(rng.choice(np.array(["u", "v", None], dtype=object), n),
+                            categories=["u", "v", "w"]),
+        "b": rng.random(n) < 0.5,
+    })
+    queries = []
+    for _ in range(40):
+        width = int(rng.integers(1, 5 if repeat else 4))
+        names = rng.choice(list(_VALUES), width, replace=repeat).tolist()
+        queries.append([(c, str(rng.choice(_OPS[c])),
+                         _VALUES[c][int(rng.integers(0, len(_VALUES[c])))]) for c in names])
+    want = _slow_counts(queries, frame)
+    with pytest.MonkeyPatch.context() as patch:
+        _force(patch, method)
+        table = ConditionTable.from_queries(queries)
+        counts, first = table.counts(FrameColumns(frame), first=True)
+    assert counts.tolist() == want
+    records = frame.astype(object).to_dict("records")
+    for q, count, at in zip(queries, counts.tolist(), first.tolist(), strict=True):
+        matching = [r for r, rec in enumerate(records)
+                    if all(_holds(rec[c], o, v) for c, o, v in q)]
+        assert at == (matching[0] if count == 1 else -1)
+
+
+@pytest.mark.parametrize("compat", [False, True])
+def test_singling_out_same_by_histograms_and_masks(compat):
+    """The whole attack (draws, counts, rates) is the same whichever way queries are counted."""
+    rng = np.random.default_rng(3)
+
+    def frame(n):
+        out = pd.DataFrame({"a": rng.integers(0, 6, n).astype(float),
+                            "b": rng.choice(np.array(["x", "y", None], dtype=object), n),
+                            "c": rng.integers(0, 25, n), "d": (rng.random(n) * 40).round(),
+                            "e": rng.random(n) < 0.3})
+        out.loc[rng.random(n) < 0.1, "a"] = np.nan
+        return out
+
+    members, synthetic, control = frame(400), frame(400), frame(250)
+    got = {}
+    for method in ("grid", "masks"):
+        with pytest.MonkeyPatch.context() as patch:
+            _force(patch, method)
+            got[method] = singling_out(members, synthetic, control=control, seed=5,
+                                       anonymeter_compat=compat,
+                                       n_attacks=60 if compat else None)
+    a, b = got["grid"], got["masks"]
+    pd.testing.assert_frame_equal(a.queries, b.queries)
+    assert (a.n_success, a.n_baseline, a.n_control, a.risk) == (
+        b.n_success, b.n_baseline, b.n_control, b.risk)

@@ -27,6 +27,8 @@ RANDOM_PASSES = 50
 #: from the share of candidates that single out so far).
 BATCH = 4096
 MAX_BATCH = 65536
+#: Candidate queries counted at once when every synthetic record is attacked (memory bound).
+ALL_BATCH = 1 << 21
 #: anonymeter's batch of attempts, and capkit's cap on its attempts in compatibility mode
 #: (anonymeter's default max_attempts is 10,000,000).
 COMPAT_BATCH = 1000
@@ -115,8 +117,10 @@ def multivariate(vocab: Vocabulary, syn: FrameColumns, n_cols: int, n_attacks: i
     for step in range(passes):
         start = 0
         while start < n:
-            size = BATCH if n_attacks is None or not found else int(min(MAX_BATCH, max(
-                BATCH, 1.2 * (n_attacks - found) * tried / found)))
+            # every record of pass 1 is tried when n_attacks is None: one batch (the draws do
+            # not depend on the batches' sizes)
+            size = ALL_BATCH if n_attacks is None else BATCH if not found else int(min(
+                MAX_BATCH, max(BATCH, 1.2 * (n_attacks - found) * tried / found)))
             rows = order[start:start + size]
             start += size
             tried += len(rows)

@@ -12,7 +12,9 @@ Counting is vectorised: each distinct condition becomes one bit mask over the re
 records to a word; the masks of all values of one (column, operator) are built together by
 sorting the values, setting one bit per record and a cumulative OR (no records x values
 comparison); a query's count is the population count of the AND of its conditions' masks,
-computed for blocks of queries at a time. There is no loop over records.
+computed for blocks of queries at a time. Many queries on the same (at most three) columns are
+counted at once instead, from one histogram of the records' cells over those columns
+(:mod:`capkit.attacks._query_grid`). There is no loop over records.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from capkit.attacks._query_grid import blocks_by_columns, split_counts
 from capkit.errors import CapkitError
 
 __all__ = ["OPS", "ConditionTable", "FrameColumns", "column_kind", "match_counts", "query_text"]
@@ -33,6 +36,8 @@ OPS = ("==", "!=", ">=", "<=", ">", "<", "is_null", "is_not_null")
 _ORDER_OPS = (">=", "<=", ">", "<")
 #: 64-bit words per block of queries when AND-ing their conditions' masks.
 _WORDS = 1 << 21
+#: Bytes of condition masks held at once when counting by bit masks.
+_MASK_BYTES = 1 << 28
 
 
 def column_kind(series: pd.Series) -> str:
@@ -61,6 +66,7 @@ class FrameColumns:
         self.n = len(frame)
         self.words = max(1, -(-self.n // 64))
         self._cache: dict[str, tuple] = {}
+        self._codes: dict[str, np.ndarray] = {}
 
     def kind(self, column: str) -> str:
         return self._prepared(column)[0]
@@ -119,6 +125,31 @@ class FrameColumns:
 
     def _null(self, column: str) -> np.ndarray:
         return self._prepared(column)[1]
+
+    def domain(self, column: str) -> np.ndarray:
+        """The column's sorted distinct values as floats (codes for non-numeric columns)."""
+        return self._prepared(column)[2]
+
+    def codes(self, column: str) -> np.ndarray:
+        """Each record's position in :meth:`domain` (-1 missing)."""
+        if column not in self._codes:
+            _, _, _, records, position, _ = self._prepared(column)
+            out = np.full(self.n, -1, dtype=np.int64)
+            out[records] = position
+            self._codes[column] = out
+        return self._codes[column]
+
+    def target(self, column: str, op: str, value: object) -> float:
+        """``value`` of ``column op value`` as a float of :meth:`domain`'s scale (NaN:
+        matches nothing); checks it as :meth:`masks` does."""
+        kind, _, _, _, _, lookup = self._prepared(column)
+        if kind == "numeric":
+            return _numeric_value(value, column)
+        if op in _ORDER_OPS:
+            raise CapkitError(f"operator {op!r} needs a numeric column; column {column!r} "
+                              f"of {self.argument} is {kind}")
+        code = _code_value(value, column, kind, lookup)
+        return np.nan if code == -1 else float(code)
 
     def masks(self, column: str, op: str, values: Sequence[object]) -> np.ndarray:
         """Packed masks (len(values) x words, uint64) of ``column op value`` for each value.
@@ -300,12 +331,27 @@ class ConditionTable:
     def counts(self, columns: FrameColumns, rows: np.ndarray | None = None, *,
                first: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Matches of each query (or of the queries in ``rows``) in the frame of ``columns``;
-        with ``first=True`` also the position of the first matching record (-1 if none)."""
+        with ``first=True`` also the position of the matching record of each query matching
+        exactly one (-1 otherwise).
+
+        Queries on at most three distinct columns are counted together per set of columns,
+        from one histogram of the records' cells (:mod:`capkit.attacks._query_grid`): O(s (n k +
+        G) + q 2^k) for s sets of k columns, n records, G <= 2^22 cells, q queries; the others
+        (and sets with few queries, where it is cheaper) by AND-ing bit masks, O(q k n / 64)."""
         index = self.index if rows is None else self.index[rows]
         if index.shape[1] == 1 and (index >= 0).all():
-            return self._single_counts(columns, index[:, 0], first)
-        masks, inverse = self.packed(columns, rows)
-        return conjunction_counts(masks, inverse, first=first)
+            counts, firsts = self._single_counts(columns, index[:, 0], True)
+        else:
+            counts, firsts, served = split_counts(columns, self.conditions, index, first)
+            rest = np.flatnonzero(~served)
+            ids = rest if rows is None else rows[rest]
+            # bit masks in blocks of queries on the same columns (bounded memory)
+            step = max(1, _MASK_BYTES // (8 * columns.words * index.shape[1]))
+            for part in blocks_by_columns(self.conditions, self.index[ids], step):
+                masks, inverse = self.packed(columns, ids[part])
+                counts[rest[part]], firsts[rest[part]] = conjunction_counts(masks, inverse,
+                                                                            first=True)
+        return (counts, np.where(counts == 1, firsts, -1)) if first else counts
 
     def _single_counts(self, columns: FrameColumns, ids: np.ndarray, first: bool
                        ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,14 @@ one pass is not enough; N larger than the number of distinct singling-out querie
 Univariate: one-condition queries (``is_null`` of the only missing value, ``<= min``,
 ``>= max``, ``== v`` of a value occurring once) that single out in the synthetic data, in a
 seeded random order.
+
+Cost: with ``n_attacks=None`` the n synthetic records' candidate queries are counted in one
+batch, then the main and baseline queries once per frame (synthetic, members, control). The
+queries on one set of columns are counted together from one histogram of the records' cells
+(:mod:`capkit.attacks._query_grid`): O(s (n k + G) + q 2^k) per frame for s sets of k columns
+(s <= C(columns, n_cols)), grids of G <= 2^22 cells and q queries: linear in the records for a
+fixed number of columns, where counting each query over the frame was O(q n k / 64). Sets
+whose grid would be larger, and sets with few queries, are counted by bit masks.
 """
 
 from __future__ import annotations
@@ -344,20 +352,33 @@ def _query_table(main: ConditionTable, base: ConditionTable, source: np.ndarray,
                  prepared: dict[str, FrameColumns], rows: dict[str, np.ndarray]
                  ) -> pd.DataFrame:
     """The ``.queries`` frame: conditions, text and counts of main and baseline queries."""
-    parts = []
+    # main and baseline queries counted together: one pass per frame and set of columns
+    width = max(main.index.shape[1], base.index.shape[1])
+    index = np.full((len(main.index) + len(base.index), width), -1, dtype=np.int64)
+    index[:len(main.index), :main.index.shape[1]] = main.index
+    shifted = np.where(base.index >= 0, base.index + len(main.conditions), -1)
+    index[len(main.index):, :base.index.shape[1]] = shifted
+    both = ConditionTable(list(main.conditions) + list(base.conditions), index)
+    counted = {"synthetic": both.counts(prepared["synthetic"]),
+               "original": both.counts(prepared["original"], first=True)}
+    if "control" in prepared:
+        counted["control"] = both.counts(prepared["control"])
+    parts, start = [], 0
     for kind, table, src in (("main", main, source),
                              ("baseline", base, np.full(len(base.index), -1, np.int64))):
+        part_rows = slice(start, start + len(table.index))
+        start += len(table.index)
         conditions = [tuple(table.conditions[i] for i in row if i >= 0)
                       for row in table.index.tolist()]
         part = pd.DataFrame({"kind": kind, "query": [query_text(c) for c in conditions],
                              "conditions": conditions, "source_row": src})
-        part["count_synthetic"] = table.counts(prepared["synthetic"])
-        counts, first = table.counts(prepared["original"], first=True)
+        part["count_synthetic"] = counted["synthetic"][part_rows]
+        counts, first = (x[part_rows] for x in counted["original"])
         part["count_original"] = counts
         part["singles_out_original"] = counts == 1
         part["original_row"] = np.where(counts == 1, rows["original"][first], -1)
         if "control" in prepared:
-            counts = table.counts(prepared["control"])
+            counts = counted["control"][part_rows]
             part["count_control"] = counts
             part["singles_out_control"] = counts == 1
         else:

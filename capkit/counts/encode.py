@@ -152,6 +152,13 @@ def factorize_many(series: Sequence[pd.Series]) -> tuple[list[np.ndarray], pd.In
         The label of each code.
     """
     series = list(series)
+    dtypes = {x.dtype for x in series}
+    if len(dtypes) == 1 and isinstance(next(iter(dtypes)), np.dtype) and next(
+            iter(dtypes)).kind in "iu":
+        # plain integers (no missing value): pd.factorize(sort=True)'s codes and levels from
+        # a table of the values (capkit.counts.rows.unique_codes), no hashing
+        values, flat = unique_codes(np.concatenate([x.to_numpy() for x in series]))
+        return np.split(flat, np.cumsum([len(x) for x in series])[:-1]), pd.Index(values)
     if any(isinstance(x.dtype, pd.CategoricalDtype) for x in series):
         levels = _union_categories(series)
         codes = [pd.Categorical(x, categories=levels).codes.astype(np.int64) for x in series]
@@ -212,6 +219,20 @@ def combine_codes(
         For each column, the per-column code of each of the k combinations.
     """
     n_a = len(columns_a[0])
+    if math.prod(max(int(c), 1) for c in cardinalities) < 1 << 62:
+        # one mixed-radix code (lexicographic in the per-column codes), renumbered once
+        code = np.concatenate([columns_a[0], columns_b[0]]).astype(np.int64)
+        for col_a, col_b, card in zip(columns_a[1:], columns_b[1:], cardinalities[1:],
+                                      strict=True):
+            code *= card
+            code += np.concatenate([col_a, col_b])
+        used, codes = unique_codes(code)
+        components = []
+        for card in cardinalities[:0:-1]:
+            used, part = np.divmod(used, card)
+            components.append(part)
+        components = [used, *components[::-1]]
+        return codes[:n_a], codes[n_a:], components
     # each step renumbers the combinations in use to 0..k-1, keeping their order
     used, codes = unique_codes(np.concatenate([columns_a[0], columns_b[0]]))
     components = [used]

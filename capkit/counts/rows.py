@@ -30,7 +30,10 @@ def unique_codes(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         low, high = int(column.min()), int(column.max())
         if high - low < max(4 * len(column), 1 << 16):  # a table of the values, no sort
             base = column.dtype.type(low)  # in the column's own type (uint64 past 2**63)
-            shifted = (column - base).astype(np.int64, copy=False)
+            if column.dtype.itemsize < 8:  # narrow types: the difference may not fit them
+                shifted = column.astype(np.int64) - low
+            else:
+                shifted = (column - base).astype(np.int64, copy=False)
             present = np.zeros(high - low + 1, dtype=bool)
             present[shifted] = True
             remap = np.cumsum(present) - 1

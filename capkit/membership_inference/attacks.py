@@ -83,7 +83,8 @@ def mc(enc: Encoded, d_g: np.ndarray) -> tuple[np.ndarray, float]:
     """MC scores and the epsilon (median of d(x, G) over the scored records)."""
     epsilon = float(np.median(d_g))
     if enc.kind == "squared":
-        counts = _neighbours.squared_ball_counts(enc.num_x, enc.num_g, epsilon)
+        counts = _neighbours.squared_ball_counts(enc.num_x, enc.num_g, epsilon,
+                                                  nearest=d_g)
     else:
         counts = _neighbours.gower_ball_counts(enc.cat_x, enc.num_x, enc.cat_g, enc.num_g,
                                                enc.w_cat, enc.total_weight, epsilon)

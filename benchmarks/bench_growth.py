@@ -1,0 +1,229 @@
+"""Growth with size: CPU seconds of a family at 10k, 100k (and 1M) records, against another
+checkout of capkit (today's code) in the same run, and the growth exponent.
+
+Families (``--family``):
+
+* ``singling_out``: :func:`capkit.attacks.singling_out` as the custodian's report calls it
+  (multivariate, every synthetic record attacked once, members, a holdout of half their size
+  as control, seed 1);
+* ``mc_domias``: :func:`capkit.membership_inference.attacks.mc` with DOMIAS's squared distance
+  (the nearest synthetic record of every scored record, then the ball counts);
+* ``cap``: :func:`capkit.counts.tables.crosstab` + average CAP (version 1) of n members and n
+  synthetic records on four keys and a target, with the ratio to a bare numpy ``bincount`` of
+  the same records' mixed-radix codes timed in the same child (best of 3 each): ``--case
+  million`` has skewed keys (``bench_scale.py``'s generator), ``--case uniform`` uniform ones
+  (``bench_cap.py``'s).
+
+Data (``--case``): ``million``, the seeded generator of ``bench_scale.py`` (five integer
+columns); ``adult``, a bootstrap of Adult with 1% noise (:func:`capkit.synth.baselines.
+bootstrap_with_noise`; needs ``CAPKIT_DATA``).
+
+Each measurement is a fresh child process (imports and compilation outside the timing; the
+time is ``time.process_time`` around the one call: CPU seconds, which a loaded machine changes
+less than wall time). Sizes run from small to large; at each size the two checkouts alternate,
+best of ``--repeat``; a checkout that passed ``--timeout`` seconds at one size is not run at
+larger ones. The script prints, per size, both times, their ratio, whether the results are
+identical (a fingerprint of every number the call returns), and the exponent between
+consecutive sizes (log ratio of times / log ratio of sizes).
+
+Run: ``CAPKIT_DATA=... .venv/bin/python benchmarks/bench_growth.py --family singling_out
+--case million --sizes 10000 100000 1000000 --baseline DIR`` (``DIR``: e.g. a ``git archive``
+of main holding ``capkit/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+
+
+def frames(case: str, n: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(members, synthetic, holdout of n // 2 records) of a case."""
+    if case == "million":
+        sys.path.insert(0, str(HERE))
+        from bench_scale import _chunk
+
+        return (_chunk(n, 20240901, 0, 0).to_pandas(), _chunk(n, 20240901, 1, 0).to_pandas(),
+                _chunk(n // 2, 20240901, 0, 1).to_pandas())
+    from capkit import datasets
+    from capkit.synth.baselines import bootstrap_with_noise
+
+    adult = datasets.load_adult(progress=False).dropna(subset=["income"])
+    adult = adult.reset_index(drop=True)
+    return (bootstrap_with_noise(adult, seed=1, n=n), bootstrap_with_noise(adult, seed=3, n=n),
+            bootstrap_with_noise(adult, seed=2, n=n // 2))
+
+
+def _fingerprint(*parts: object) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, pd.DataFrame):
+            part = pd.util.hash_pandas_object(part.astype(str)).to_numpy()
+        digest.update(np.asarray(part).tobytes() if isinstance(part, np.ndarray)
+                      else repr(part).encode())
+    return digest.hexdigest()[:16]
+
+
+def run_family(family: str, case: str, n: int) -> tuple[float, str]:
+    """CPU seconds of one call and the fingerprint of its results."""
+    members, synthetic, holdout = frames(case, n)
+    if family == "singling_out":
+        from capkit.attacks.singling_out import singling_out
+
+        start = time.process_time()
+        res = singling_out(members, synthetic, control=holdout, seed=1)
+        cpu = time.process_time() - start
+        table = res.queries.drop(columns="conditions")
+        return cpu, _fingerprint(table, res.n_success, res.n_baseline, res.n_control,
+                                 res.risk, res.risk_ci)
+    if family == "cap":
+        return _cap(case, n)
+    from capkit.membership_inference import attacks
+
+    numeric = [c for c in members.columns if pd.api.types.is_numeric_dtype(members[c])]
+    x = pd.concat([members, holdout])[numeric].to_numpy(dtype=float)
+    g = synthetic[numeric].to_numpy(dtype=float)
+    empty = np.zeros((0, 0))
+    enc = attacks.Encoded("squared", empty, empty, empty, x, g, g[:0], empty, 1.0)
+    start = time.process_time()
+    d_g = attacks.distance_to(enc, "g")
+    scores, epsilon = attacks.mc(enc, d_g)
+    cpu = time.process_time() - start
+    return cpu, _fingerprint(d_g, scores, epsilon)
+
+
+def _cap(case: str, n: int) -> tuple[float, str]:
+    from capkit import cap
+    from capkit.counts.tables import crosstab
+
+    if case == "uniform":
+        sys.path.insert(0, str(HERE))
+        from bench_cap import KEYS, TARGET, make_frame
+
+        rng = np.random.default_rng(20201)
+        members, synthetic = make_frame(n, rng), make_frame(n, rng)
+        keys, target = list(KEYS), TARGET[0]
+    else:
+        members, synthetic, _ = frames("million", n)
+        keys, target = ["age", "sex", "region", "education"], "income"
+
+    def bare() -> None:
+        for frame in (members, synthetic):
+            code = np.zeros(len(frame), dtype=np.int64)
+            for column in keys + [target]:
+                values = frame[column].to_numpy()
+                code *= int(values.max()) + 1
+                code += values
+            np.bincount(code)
+
+    def timed(fn) -> tuple[float, object]:
+        best, out = math.inf, None
+        for _ in range(3):
+            start = time.process_time()
+            out = fn()
+            best = min(best, time.process_time() - start)
+        return best, out
+
+    cpu, value = timed(lambda: cap.average_cap(*_tables(crosstab(members, synthetic, keys,
+                                                                   target))))
+    bare_cpu, _ = timed(bare)
+    print(f"  cap {case} n={n:,}: {cpu:.3f} CPU-s, bare bincount {bare_cpu:.3f} CPU-s, ratio "
+          f"{cpu / bare_cpu:.1f}x", file=sys.stderr)
+    return cpu, _fingerprint(value)
+
+
+def _tables(table: object) -> tuple[object, object]:
+    return table.original, table.synthetic
+
+
+def child(args: argparse.Namespace) -> None:
+    cpu, fingerprint = run_family(args.family, args.case, args.child)
+    print(json.dumps({"cpu": cpu, "fingerprint": fingerprint}))
+
+
+def measure(code: Path, args: argparse.Namespace, n: int) -> dict | None:
+    command = [sys.executable, __file__, "--family", args.family, "--case", args.case,
+               "--child", str(n)]
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    try:
+        done = subprocess.run(command, check=True, env=env, capture_output=True, text=True,
+                              timeout=args.timeout)
+        if done.stderr.strip():
+            print(f"  [{code}] {done.stderr.strip().splitlines()[-1]}", flush=True)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def exponent(sizes: list[int], times: list[float | None]) -> list[str]:
+    out = ["-"]
+    for i in range(1, len(sizes)):
+        (n0, t0), (n1, t1) = (sizes[i - 1], times[i - 1]), (sizes[i], times[i])
+        ok = t0 and t1 and t0 > 0 and t1 > 0
+        out.append(f"{math.log(t1 / t0) / math.log(n1 / n0):.2f}" if ok else "-")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", choices=["singling_out", "mc_domias", "cap"],
+                        default="singling_out")
+    parser.add_argument("--case", choices=["million", "adult", "uniform"], default="million")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--baseline", type=Path, help="another checkout (holding capkit/)")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    codes = {"this": HERE.parent} | ({"before": args.baseline} if args.baseline else {})
+    best: dict[str, list[float | None]] = {name: [] for name in codes}
+    prints: dict[str, list[str | None]] = {name: [] for name in codes}
+    stopped: set[str] = set()
+    for n in args.sizes:
+        runs: dict[str, list[dict]] = {name: [] for name in codes}
+        for _ in range(args.repeat):
+            for name, code in codes.items():  # alternating
+                if name in stopped:
+                    continue
+                got = measure(code, args, n)
+                if got is None:
+                    stopped.add(name)
+                    print(f"  {name} at {n:,}: over {args.timeout:.0f} s, not run further",
+                          flush=True)
+                else:
+                    runs[name].append(got)
+        for name in codes:
+            best[name].append(min((r["cpu"] for r in runs[name]), default=None))
+            found = {r["fingerprint"] for r in runs[name]}
+            prints[name].append(found.pop() if len(found) == 1 else None)
+        this, before = best["this"][-1], best.get("before", [None])[-1]
+        ratio = f"{before / this:.1f}x" if this and before else "-"
+        same = ("identical" if prints["this"][-1] and prints["this"][-1] == prints.get(
+            "before", [None])[-1] else "not compared" if before is None else "DIFFERENT")
+        print(f"{args.family} {args.case} n={n:,}: this {this if this is None else round(this, 2)}"
+              f" CPU-s, before {before if before is None else round(before, 2)} CPU-s, "
+              f"speed-up {ratio}, results {same}", flush=True)
+    for name in codes:
+        print(f"growth exponents ({name}): "
+              + ", ".join(f"{n:,}: {e}" for n, e in zip(args.sizes, exponent(args.sizes,
+                                                                               best[name]),
+                                                          strict=True)))
+
+
+if __name__ == "__main__":
+    main()

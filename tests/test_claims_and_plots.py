@@ -184,3 +184,133 @@ def test_reproduce_refuses_upfront_when_a_notebooks_data_cannot_be_loaded(tmp_pa
                             "not download adult.data (no network)")
     assert "CAPKIT_DATA" in error and "--only (x)" in error
     assert (tmp_path / "figures" / "claims.md").read_text() == "the full run's ledger\n"
+
+
+# --- every claim rule at its boundary: a rule made strict, or loosened, fails here ---------
+# The operands are exact binary fractions (0.25, 1.25, 2.5, ...) so that the boundary cases
+# compare equal without rounding; the "just outside" cases are 1e-7 away, far above rounding.
+
+@pytest.mark.parametrize(
+    "paper, reproduced, rule, kwargs, ok",
+    [
+        (0.25, 0.255, "round", {"decimals": 2}, True),      # |d| = 0.005: the printed rounding
+        (0.25, 0.245, "round", {"decimals": 2}, True),
+        (0.25, 0.2550001, "round", {"decimals": 2}, False),
+        (0.25, 0.2449999, "round", {"decimals": 2}, False),
+        (3, 3.5, "round", {"decimals": 0}, True),
+        (3, 3.5000001, "round", {"decimals": 0}, False),
+        (1.0, 1.25, "abs_tol", {"tol": 0.25}, True),        # |d| = tol belongs in
+        (1.0, 0.75, "abs_tol", {"tol": 0.25}, True),
+        (1.0, 1.2500001, "abs_tol", {"tol": 0.25}, False),
+        (1.0, 0.7499999, "abs_tol", {"tol": 0.25}, False),
+        (2.0, 2.5, "rel_tol", {"tol": 0.25}, True),         # |d| = tol * |paper|
+        (-2.0, -2.5, "rel_tol", {"tol": 0.25}, True),       # |paper| for a negative paper value
+        (2.0, 2.5000001, "rel_tol", {"tol": 0.25}, False),
+        (-2.0, -1.4999999, "rel_tol", {"tol": 0.25}, False),
+        (0.5, 0.5, "le", {}, True), (0.5, 0.5000001, "le", {}, False), (0.5, 0.4, "le", {}, True),
+        (0.5, 0.5, "lt", {}, False), (0.5, 0.4999999, "lt", {}, True),
+        (0.5, 0.5, "ge", {}, True), (0.5, 0.4999999, "ge", {}, False), (0.5, 0.6, "ge", {}, True),
+        (0.5, 0.5, "gt", {}, False), (0.5, 0.5000001, "gt", {}, True),
+        ((0.25, 0.75), 0.25, "between", {}, True),          # both bounds belong in
+        ((0.25, 0.75), 0.75, "between", {}, True),
+        ((0.25, 0.75), 0.2499999, "between", {}, False),
+        ((0.25, 0.75), 0.7500001, "between", {}, False),
+        ([5, 5], 5, "between", {}, True),
+        (134, 134, "exact", {}, True), (134, 135, "exact", {}, False),
+        (0.5, 0.25 + 0.25, "exact", {}, True),  # the same double
+        (0.3, 0.1 + 0.2, "exact", {}, False),   # not the same double
+        ("words", 1, "true", {}, True), ("words", 0, "true", {}, False),
+        (0.5, float("nan"), "ge", {}, False),
+        (0.5, float("nan"), "le", {}, False),
+        (0.5, float("nan"), "abs_tol", {"tol": 1.0}, False),
+    ],
+)
+def test_rule_boundaries(paper, reproduced, rule, kwargs, ok):
+    claim = claims.make_claim("c", "src", "stmt", paper, reproduced, rule, **kwargs)
+    assert claim.ok is ok
+    assert claim.verdict == (claims.REPRODUCED if ok else claims.NOT_REPRODUCED)
+
+
+@pytest.mark.parametrize("reproduced, verdict", [
+    (0.8351, "differs (another method, stated)"),   # the lower bound belongs in
+    (0.9, "differs (another method, stated)"),      # the upper bound belongs in
+    (0.87, "differs (another method, stated)"),
+    (0.8350999, claims.NOT_REPRODUCED),              # came back toward the paper's value
+    (0.83, claims.NOT_REPRODUCED),                   # the difference disappeared
+    (0.9000001, claims.NOT_REPRODUCED),              # it grew past its declared size
+])
+def test_differs_within_its_declared_band(reproduced, verdict):
+    claim = claims.make_claim("c", "s", "t", 0.83, reproduced, "differs", within=(0.8351, 0.9),
+                              cause="method", note="saiph projects with a randomised SVD")
+    assert claim.verdict == verdict
+    assert claim.ok is (verdict != claims.NOT_REPRODUCED)
+    assert claim.within == [0.8351, 0.9]
+
+
+@pytest.mark.parametrize("cause, verdict", [
+    ("paper", "differs (paper's own inconsistency)"),
+    ("peer", "differs (peer's documented bug)"),
+    ("method", "differs (another method, stated)"),
+    ("not comparable", "not comparable"),
+    ("", claims.DIFFERS),
+])
+def test_differs_causes(cause, verdict):
+    claim = claims.make_claim("c", "s", "t", 900, 1000, "differs", within=(1000, 1000), cause=cause,
+                              note="the table sums to 1000")
+    assert claim.verdict == verdict and claim.ok
+
+
+def test_differs_refuses_what_could_not_fail():
+    with pytest.raises(CapkitError, match="holds the paper's value"):
+        claims.make_claim("c", "s", "t", 0.83, 0.84, "differs", within=(0.8, 0.9), note="x")
+    with pytest.raises(CapkitError, match="holds the paper's value"):  # bound included
+        claims.make_claim("c", "s", "t", 0.8, 0.84, "differs", within=(0.8, 0.9), note="x")
+    with pytest.raises(CapkitError, match="low, high"):
+        claims.make_claim("c", "s", "t", 0.5, 0.84, "differs", within=(0.9, 0.8), note="x")
+    with pytest.raises(CapkitError, match="cause must be"):
+        claims.make_claim("c", "s", "t", 0.5, 0.84, "differs", within=(0.8, 0.9), note="x",
+                          cause="version")
+    with pytest.raises(CapkitError, match="numeric reproduced"):
+        claims.make_claim("c", "s", "t", 0.5, True, "differs", within=(0.8, 0.9), note="x")
+    with pytest.raises(CapkitError, match="belong to rule 'differs'"):
+        claims.make_claim("c", "s", "t", 0.5, 0.5, "exact", within=(0.8, 0.9))
+    with pytest.raises(CapkitError, match="give no expect"):
+        claims.make_claim("c", "s", "t", 0.5, 0.84, "differs", note="x",
+                          expect=claims.NOT_REPRODUCED)
+
+
+def test_a_claim_declared_not_reproduced():
+    """It is reported NOT reproduced and passes; reproducing after all fails it."""
+    with pytest.raises(CapkitError, match="reason"):
+        claims.make_claim("c", "s", "t", 0.5, 0.4, "ge", expect=claims.NOT_REPRODUCED)
+    with pytest.raises(CapkitError, match="expect must be"):
+        claims.make_claim("c", "s", "t", 0.5, 0.4, "ge", expect="differs")
+    missed = claims.make_claim("c", "s", "t", 0.5, 0.4, "ge", expect=claims.NOT_REPRODUCED,
+                               note="known: the attacker differs")
+    assert missed.verdict == claims.NOT_REPRODUCED and missed.ok
+    back = claims.make_claim("c", "s", "t", 0.5, 0.5, "ge", expect=claims.NOT_REPRODUCED,
+                             note="known: the attacker differs")
+    assert back.verdict == claims.REPRODUCED and not back.ok
+
+
+def test_ledger_declarations():
+    declared = {"b": {"expect": claims.NOT_REPRODUCED, "reason": "declared before the run"},
+                "never": {"expect": claims.NOT_REPRODUCED, "reason": "r"}}
+    ledger = claims.Ledger("demo", declared=declared)
+    ledger.check("a", "s", "t", 1, 1)
+    claim = ledger.check("b", "s", "t", 0.5, 0.4, "ge", note="measured 0.4")
+    assert claim.expect == claims.NOT_REPRODUCED and claim.ok
+    assert claim.note == "declared before the run; measured 0.4"
+    assert not ledger.ok and ledger.unchecked == ["never"]  # a declared claim never made fails
+    assert ledger.failures() == ["never: declared but never checked"]
+    ledger.check("never", "s", "t", 1, 1)  # reproduces, though declared NOT reproduced
+    assert not ledger.ok
+    assert ledger.failures()[0].startswith("never: reproduced (declared: NOT reproduced)")
+    with pytest.raises(CapkitError, match="declared twice"):
+        claims.Ledger("x", declared=declared).check("b", "s", "t", 1, 1,
+                                                    expect=claims.NOT_REPRODUCED, note="n")
+    with pytest.raises(CapkitError, match="gives no reason"):
+        claims.Ledger("x", declared={"a": {"expect": claims.NOT_REPRODUCED}}).check(
+            "a", "s", "t", 1, 1)
+    again = claims.Ledger.from_dict(ledger.to_dict())
+    assert again.declared == declared and again.claims == ledger.claims

@@ -19,12 +19,12 @@ from capkit import cap, paper
 from capkit import random_syntheses as rs
 from capkit.errors import CapkitError
 
-# targets T1, T2 in rows; keys K1, K2 in columns. O: 2 records (T1, K1), 1 (T2, K1), 3 (T2, K2)
-O = np.array([[2, 0], [1, 3]])
-# S: CAP of (T1, K1) = 1/4, (T2, K1) = 3/4, (T1, K2) = 1/2, (T2, K2) = 1/2
-S = np.array([[1, 1], [3, 1]])
-# S3: (T1, K1) = (T2, K1) = 1/2, (T1, K2) = 1 (no original record there), (T2, K2) = 0
-S3 = np.array([[5, 5], [5, 0]])
+# targets T1, T2 in rows; keys K1, K2 in columns. ORIG: 2 records (T1, K1), 1 (T2, K1), 3 (T2, K2)
+ORIG = np.array([[2, 0], [1, 3]])
+# SYN: CAP of (T1, K1) = 1/4, (T2, K1) = 3/4, (T1, K2) = 1/2, (T2, K2) = 1/2
+SYN = np.array([[1, 1], [3, 1]])
+# SYN3: (T1, K1) = (T2, K1) = 1/2, (T1, K2) = 1 (no original record there), (T2, K2) = 0
+SYN3 = np.array([[5, 5], [5, 0]])
 
 
 def test_table_labels():
@@ -38,50 +38,50 @@ def test_table_labels():
 
 
 def test_record_caps_by_definition_1():
-    caps = rs.record_caps(O, S)
+    caps = rs.record_caps(ORIG, SYN)
     # cell by cell, row-major, each repeated by its original count: 2 x 1/4, 1 x 3/4, 3 x 1/2
     assert caps.tolist() == [0.25, 0.25, 0.75, 0.5, 0.5, 0.5]
     # their mean is the average CAP, version 1 (Definition 2): 2.75 / 6
     assert caps.mean() == pytest.approx(2.75 / 6, abs=1e-15)  # one float division
-    assert cap.average_cap(O, S, 1) == pytest.approx(2.75 / 6, abs=1e-15)
+    assert cap.average_cap(ORIG, SYN, 1) == pytest.approx(2.75 / 6, abs=1e-15)
 
 
 def test_max_record_cap_leaves_out_cells_without_original_records():
-    stack = np.stack([S, S3])
-    # S: max(1/4, 3/4, 1/2) = 3/4; S3: the cell with CAP 1 has no original record, so 1/2
-    assert rs.max_record_cap_stack(O, stack).tolist() == [0.75, 0.5]
+    stack = np.stack([SYN, SYN3])
+    # SYN: max(1/4, 3/4, 1/2) = 3/4; SYN3: the cell with CAP 1 has no original record, so 1/2
+    assert rs.max_record_cap_stack(ORIG, stack).tolist() == [0.75, 0.5]
 
 
 @pytest.mark.parametrize("threshold, expected", [
-    (0.5, [1, 0]),     # strictly above 1/2: only (T2, K1) under S; under S3 nothing with o > 0
-    (0.25, [4, 3]),    # S: (T2, K1) and the 3 records of (T2, K2); S3: the 3 records of K1
-    (0.0, [6, 3]),     # S3's (T2, K2) has CAP 0: not above 0
+    (0.5, [1, 0]),     # strictly above 1/2: only (T2, K1) under SYN; under SYN3 nothing with o > 0
+    (0.25, [4, 3]),    # SYN: (T2, K1) and the 3 records of (T2, K2); SYN3: the 3 records of K1
+    (0.0, [6, 3]),     # SYN3's (T2, K2) has CAP 0: not above 0
     (0.75, [0, 0]),
 ])
 def test_records_above_is_strict(threshold, expected):
-    assert rs.records_above(O, np.stack([S, S3]), threshold).tolist() == expected
+    assert rs.records_above(ORIG, np.stack([SYN, SYN3]), threshold).tolist() == expected
 
 
 def test_records_above_per_cell_thresholds():
-    # the same records under S as the threshold: strictly higher under S3 are the K1 records of
+    # the same records under SYN as the threshold: strictly higher under SYN3 are the K1 records of
     # T1 (1/2 > 1/4), not those of T2 (1/2 < 3/4), nor K2's (0 < 1/2)
-    per_cell = cap.individual_cap(O, S)
-    assert rs.records_above(O, np.stack([S3]), per_cell).tolist() == [2]
+    per_cell = cap.individual_cap(ORIG, SYN)
+    assert rs.records_above(ORIG, np.stack([SYN3]), per_cell).tolist() == [2]
 
 
 def test_box_panel_orders_by_average_and_keeps_ties_in_drawing_order():
-    tie = S.copy()
-    stack = np.stack([S, S3, tie])
-    panel = rs.box_panel(O, stack, ("a", "b", "c"), "O", highlight=["c"])
-    # averages: S 2.75/6; S3 (2 x 1/2 + 1/2 + 0) / 6 = 1.5/6; the tie keeps a before c
+    tie = SYN.copy()
+    stack = np.stack([SYN, SYN3, tie])
+    panel = rs.box_panel(ORIG, stack, ("a", "b", "c"), "ORIG", highlight=["c"])
+    # averages: SYN 2.75/6; SYN3 (2 x 1/2 + 1/2 + 0) / 6 = 1.5/6; the tie keeps a before c
     assert panel.labels == ("b", "a", "c")
     np.testing.assert_allclose(panel.averages, [1.5 / 6, 2.75 / 6, 2.75 / 6], rtol=0, atol=1e-15)
     assert panel.values[0].tolist() == [0.5, 0.5, 0.5, 0.0, 0.0, 0.0]
-    assert panel.highlight == frozenset({"c"}) and panel.title == "O"
-    # CAP_O(O): (T1, K1) 2/3 for 2 records, (T2, K1) 1/3, (T2, K2) 1 for 3: (4/3 + 1/3 + 3) / 6
+    assert panel.highlight == frozenset({"c"}) and panel.title == "ORIG"
+    # CAP_O(ORIG): (T1, K1) 2/3 for 2 records, (T2, K1) 1/3, (T2, K2) 1 for 3: (4/3 + 1/3 + 3) / 6
     assert panel.reference == pytest.approx((4 / 3 + 1 / 3 + 3) / 6, abs=1e-15)
     with pytest.raises(CapkitError, match="labels must name each of the 3 tables"):
-        rs.box_panel(O, stack, ("a", "b"), "O")
+        rs.box_panel(ORIG, stack, ("a", "b"), "ORIG")
 
 
 def test_similar_average_different_max():

@@ -314,3 +314,82 @@ def test_ledger_declarations():
             "a", "s", "t", 1, 1)
     again = claims.Ledger.from_dict(ledger.to_dict())
     assert again.declared == declared and again.claims == ledger.claims
+
+
+# --- the reviewer's page: locators and the grid by paper and table -------------------------
+
+def _locator_project(root):
+    (root / "experiments").mkdir()
+    (root / "experiments" / "x.yaml").write_text("name: x\nnotebook: notebooks/01_x.ipynb\n")
+    (root / "experiments" / "locators.yaml").write_text(
+        "a: {paper: Baillargeon & Charest 2020, table: Table 7, row: O3 with S_b, column: v1}\n"
+        "b: {paper: Baillargeon & Charest 2020, table: Table 7, row: O3 with S_g, column: v1,"
+        " figure: fig7}\n")
+    (root / "experiments" / "locators_seeds.yaml").write_text(
+        "c: {paper: 'Raab, Nowok & Dibben', table: Table 1, row: income, column: DiSCO}\n")
+
+
+def test_locators_read_from_every_file_and_not_taken_for_experiments(tmp_path):
+    from capkit.reproduce import locators
+
+    _locator_project(tmp_path)
+    assert [e.name for e in reproduce.load_experiments(tmp_path)] == ["x"]
+    found = locators.load_locators(tmp_path)
+    assert set(found) == {"a", "b", "c"}
+    assert found["c"] == {"paper": "Raab, Nowok & Dibben", "table": "Table 1", "row": "income",
+                          "column": "DiSCO"}
+    (tmp_path / "experiments" / "locators_bad.yaml").write_text("d: {paper: p, table: t}\n")
+    with pytest.raises(CapkitError, match="locators_bad.yaml.*'d'.*row, column"):
+        locators.load_locators(tmp_path)
+    (tmp_path / "experiments" / "locators_bad.yaml").write_text(
+        "a: {paper: p, table: t, row: r, column: c}\n")
+    with pytest.raises(CapkitError, match="'a' is located twice"):
+        locators.load_locators(tmp_path)
+
+
+def test_ledger_page_groups_by_paper_and_table(tmp_path):
+    _locator_project(tmp_path)
+    ledger = claims.Ledger("x", declared={
+        "d": {"expect": claims.NOT_REPRODUCED, "reason": "known before the run"}})
+    ledger.check("a", "B&C, Table 7", "average CAP of O3 with S_b", 0.31, 0.3074, "round",
+                 decimals=2)
+    ledger.check("b", "B&C, Table 7", "average CAP of O3 with S_g", [0.3, 0.4], 0.35, "between")
+    ledger.check("c", "Raab", "DiSCO income", 2.1, 1.55, "differs", within=(1.5, 1.6),
+                 cause="paper", note="the paper's column repeats another")
+    ledger.check("d", "nowhere, Sec. 9", "a claim without a locator", 1.0, 2.0, "le")
+    reproduce.write_ledger(tmp_path, ledgers=[ledger], only_update=False)
+    page = (tmp_path / "figures" / "claims.md").read_text()
+    assert ("**4 claims: 2 reproduced, 1 differs (paper's own inconsistency); 1 NOT reproduced "
+            "(declared before the run); 0 without their declared verdict.**") in page
+    # one paper, one section; its table's grid, each claim linked to its notebook
+    assert page.count("## Baillargeon & Charest 2020") == 1
+    assert ("| [a](../notebooks/01_x.ipynb) | O3 with S_b | v1 | 0.31 | 0.3074 | reproduced |"
+            in page)
+    # a band claim prints its number, and the figure is linked
+    assert "| [b](../notebooks/01_x.ipynb) | O3 with S_g | v1 | in [0.3, 0.4] | 0.35 |" in page
+    assert "[fig7.png](fig7.png)" in page
+    # the verdicts are told apart, with the declared band of a difference
+    assert "| 2.1 | 1.55 (declared in [1.5, 1.6]) | differs (paper's own inconsistency) |" in page
+    assert "NOT reproduced (declared)" in page and "*known before the run*" in page
+    assert "## nowhere" in page  # no locator: grouped under its source's words
+    # a claim without its declared verdict is listed first and marked
+    ledger.check("e", "nowhere, Sec. 9", "fails", 1.0, 2.0, "le")
+    reproduce.write_ledger(tmp_path, ledgers=[ledger], only_update=False)
+    page = (tmp_path / "figures" / "claims.md").read_text()
+    assert ("## Claims without their declared verdict\n\n- `e`: NOT reproduced, declared "
+            "reproduced") in page
+
+
+def test_ledger_page_grid_of_cells():
+    from capkit.reproduce import locators
+
+    ledger = claims.Ledger("x")
+    where = {}
+    for r in range(4):
+        for c in range(4):
+            ledger.check(f"r{r}c{c}", "s", "t", r + c / 10, r + c / 10, "exact")
+            where[f"r{r}c{c}"] = {"paper": "P", "table": "T", "row": f"row {r}",
+                                  "column": f"col {c}"}
+    page = locators.ledger_page([ledger], where)
+    assert "| row | col 0 | col 1 | col 2 | col 3 |" in page
+    assert "| row 2 | 2 / 2 ✓ | 2.1 / 2.1 ✓ | 2.2 / 2.2 ✓ | 2.3 / 2.3 ✓ |" in page

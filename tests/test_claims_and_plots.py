@@ -63,9 +63,13 @@ def test_ledger_roundtrip_and_markdown(tmp_path):
     ledger.save(path)
     again = claims.load(path)
     assert again.claims == ledger.claims
-    text = claims.ledger_markdown([again])
-    assert "1 reproduced" in text and "1 not reproduced" in text
-    assert "| b | Sec. 4 | predictions | 134 | 133 | exact | NOT reproduced |" in text
+    from capkit.reproduce import locators
+
+    text = locators.ledger_page([again], {})
+    assert ("**2 claims: 1 reproduced; 0 NOT reproduced (declared before the run); 1 without "
+            "their declared verdict.**") in text
+    assert ("| b | b |  | 134 | 133 | **NOT reproduced, declared reproduced: the run fails** |"
+            in text)
     ledger.save(None)  # no-op under nbval
 
 

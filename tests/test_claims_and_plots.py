@@ -397,3 +397,16 @@ def test_ledger_page_grid_of_cells():
     page = locators.ledger_page([ledger], where)
     assert "| row | col 0 | col 1 | col 2 | col 3 |" in page
     assert "| row 2 | 2 / 2 ✓ | 2.1 / 2.1 ✓ | 2.2 / 2.2 ✓ | 2.3 / 2.3 ✓ |" in page
+
+
+def test_rule_texts_in_the_notebook_table():
+    ledger = claims.Ledger("x")
+    ledger.check("a", "s", "t", 0.31, 0.3074, "round", decimals=2)
+    ledger.check("b", "s", "t", 1.0, 1.05, "abs_tol", tol=0.1)
+    ledger.check("c", "s", "t", 1.0, 1.05, "rel_tol", tol=0.25)
+    ledger.check("d", "s", "t", 1, 2, "differs", note="unbounded")
+    ledger.check("e", "s", "t", 1, 2, "differs", within=(1.5, 2.5), note="bounded")
+    ledger.check("f", "s", "t", [0.25, 0.75], 0.5, "between")
+    assert ledger.to_frame()["rule"].tolist() == [
+        "round to 2 dp", "abs_tol 0.1", "rel_tol 0.25", "differs", "differs, within [1.5, 2.5]",
+        "between"]

@@ -21,6 +21,9 @@ from capkit.reproduce import claims
         (134, 134.0, "exact", {}, True),
         (Fraction(1, 3), 1 / 3, "exact", {}, False),  # a float is not exactly 1/3
         (Fraction(1, 3), Fraction(2, 6), "exact", {}, True),
+        (Fraction(1, 3), "1/3", "exact", {}, True),  # a fraction as JSON stores it
+        ("1/3", Fraction(1, 3), "exact", {}, True),
+        ("1/3", "2/6", "exact", {}, False),  # two strings compare as written
         (1.0, 1.05, "abs_tol", {"tol": 0.1}, True),
         (1.0, 1.2, "rel_tol", {"tol": 0.1}, False),
         (0.5, 0.4, "le", {}, True),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from fractions import Fraction
 
 import matplotlib.pyplot as plt
@@ -133,11 +134,16 @@ def _tiny_project(root):
     params.metadata["tags"] = ["parameters"]
     body = nbformat.v4.new_code_cell(
         "from capkit.reproduce import claims\nledger = claims.Ledger('x')\n"
-        "ledger.check('a', 's', 't', 1, value, 'exact')\nledger.save(claims_path)")
+        "ledger.check('a', 's', 't', 1, value, 'exact')\nledger.save(claims_path)\n"
+        "assert ledger.ok, ledger.failures()")
     nb = nbformat.v4.new_notebook(cells=[params, body])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, root / "notebooks" / "01_x.ipynb")
+    # a second experiment, run after the first stops on its assert
+    (root / "experiments" / "y.yaml").write_text("name: y\nnotebook: notebooks/02_y.ipynb\n")
+    body.source = body.source.replace("Ledger('x')", "Ledger('y')").replace(", value,", ", 1,")
+    nbformat.write(nb, root / "notebooks" / "02_y.ipynb")
     (root / "figures").mkdir()
     (root / "figures" / "claims.md").write_text("the full run's ledger\n")
 
@@ -155,6 +161,23 @@ def test_a_quick_run_writes_under_build_not_figures(tmp_path):
     assert result.exit_code == 1, result.output  # the quick value 2 is not the paper's 1
     assert "build/quick/claims.md" in result.output
     assert (tmp_path / "figures" / "claims.md").read_text() == "the full run's ledger\n"
+
+
+def test_a_notebook_stopped_by_its_claims_is_gathered_and_the_run_fails(tmp_path):
+    """A notebook's `assert ledger.ok` stops it after it saved its claims: the run goes on to
+    the next notebook, writes the ledger with the failure, and exits non-zero."""
+    from click.testing import CliRunner
+
+    from capkit.cli.main import main
+
+    _tiny_project(tmp_path)
+    result = CliRunner().invoke(main, ["reproduce", "--quick", "--root", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "x: a: NOT reproduced (declared: reproduced); paper 1, reproduced 2" in result.output
+    assert re.search(r"^y +[0-9.]+ s +1/1 claims as declared", result.output, re.M)  # it ran
+    page = (tmp_path / "build" / "quick" / "claims.md").read_text()
+    assert "**2 claims: 1 reproduced; 0 NOT reproduced (declared before the run); 1 without" \
+        in page
     assert not (tmp_path / "figures" / "claims.json").exists()
     quick = (tmp_path / "build" / "quick" / "claims.md").read_text()
     assert "NOT reproduced" in quick

@@ -295,6 +295,12 @@ def test_differs_refuses_what_could_not_fail():
         claims.make_claim("c", "s", "t", 0.83, 0.84, "differs", within=(0.8, 0.9), note="x")
     with pytest.raises(CapkitError, match="holds the paper's value"):  # bound included
         claims.make_claim("c", "s", "t", 0.8, 0.84, "differs", within=(0.8, 0.9), note="x")
+    with pytest.raises(CapkitError, match="holds the paper's value"):  # both bounds
+        claims.make_claim("c", "s", "t", 0.9, 0.84, "differs", within=(0.8, 0.9), note="x")
+    with pytest.raises(CapkitError, match="low, high"):  # a band of one value is allowed
+        claims.make_claim("c", "s", "t", 0.5, 0.84, "differs", within=(0.84, 0.8399), note="x")
+    assert claims.make_claim("c", "s", "t", 0.5, 0.84, "differs", within=(0.84, 0.84),
+                             note="x").ok
     with pytest.raises(CapkitError, match="low, high"):
         claims.make_claim("c", "s", "t", 0.5, 0.84, "differs", within=(0.9, 0.8), note="x")
     with pytest.raises(CapkitError, match="cause must be"):

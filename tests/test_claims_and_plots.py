@@ -442,3 +442,12 @@ def test_rule_texts_in_the_notebook_table():
     assert ledger.to_frame()["rule"].tolist() == [
         "round to 2 dp", "abs_tol 0.1", "rel_tol 0.25", "differs", "differs, within [1.5, 2.5]",
         "between"]
+
+
+def test_failures_name_the_declared_band():
+    ledger = claims.Ledger("x")
+    ledger.check("c", "s", "t", 0.83, 0.95, "differs", within=(0.8351, 0.9), cause="method",
+                 note="saiph")
+    assert ledger.failures() == [
+        "c: NOT reproduced (declared: differs (another method, stated) within [0.8351, 0.9]); "
+        "paper 0.83, reproduced 0.95"]

@@ -32,3 +32,22 @@ def test_default_confidence_is_95_percent():
     risks = attack_risks(30, 100, 10, 10, 100)
     assert risks.control.confidence == 0.95 and risks.baseline.confidence == 0.95
     assert risks.anonymeter.confidence_level == 0.95
+
+
+def test_attack_risks_headline_and_baseline():
+    """The headline is the control's risk with a control, the baseline's without one,
+    anonymeter's when asked; the baseline is compared with k_against_baseline when given."""
+    with_control = attack_risks(30, 100, 10, 10, 100)
+    assert with_control.reference == "control"
+    assert (with_control.risk, with_control.risk_ci) == (with_control.control.risk,
+                                                          with_control.control.risk_ci)
+    # (0.3 - 0.1) / (1 - 0.1): the members' rate against the control's
+    assert with_control.risk == pytest.approx(0.2 / 0.9, abs=1e-15)
+    without = attack_risks(30, 100, 20)
+    assert without.reference == "baseline" and without.control.control is None
+    assert without.risk == pytest.approx(0.1 / 0.8, abs=1e-15)  # (0.3 - 0.2) / (1 - 0.2)
+    anon = attack_risks(30, 100, 10, 10, 100, anonymeter_headline=True)
+    assert anon.reference == "anonymeter" and anon.risk == anon.anonymeter.risk[0]
+    against = attack_risks(30, 100, 20, k_against_baseline=40)
+    assert against.baseline.members.k == 40 and against.control.members.k == 30
+    assert against.risk == pytest.approx(0.2 / 0.8, abs=1e-15)  # (0.4 - 0.2) / (1 - 0.2)

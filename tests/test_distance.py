@@ -84,6 +84,45 @@ def test_dcr_chunked_levels_and_general_weights() -> None:
         np.testing.assert_allclose(best / spec.total_weight, full.min(axis=1), atol=1e-12)
         # smallest index among the equally close records found
         assert (full[np.arange(len(synthetic)), arg] <= full.min(axis=1) + 1e-12).all()
+        clean, first = _exact_ties(full)
+        np.testing.assert_array_equal(arg[clean], first[clean])
+        assert clean.sum() > 250 and (full == full.min(axis=1)[:, None]).sum(axis=1).max() > 1
+
+
+def _exact_ties(full: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose records within 1e-12 of the smallest distance all have exactly that distance
+    (mathematically equal distances can differ by an ulp in float, e.g. |0.7 - 1.2| and
+    |0.7 - 0.2|, and then the nearer in nearest()'s own arithmetic wins), and per row the lowest
+    position at the smallest distance."""
+    smallest = full.min(axis=1)[:, None]
+    exact = full == smallest
+    clean = ((full <= smallest + 1e-12) == exact).all(axis=1)
+    return clean, np.argmax(exact, axis=1)
+
+
+@pytest.mark.parametrize("pair_batch, level_cells", [(1, 1), (7, 3), (10**6, 10**7)])
+def test_ties_go_to_the_lowest_reference_row(pair_batch, level_cells) -> None:
+    """The tie rule of nearest(): among equally close reference records, the lowest position.
+    The reference is stacked on a copy of itself (and a third copy with its rows reversed), so
+    every nearest record has exact duplicates, bit for bit the same distance, further down."""
+    rng = np.random.default_rng(12)
+    base = mixed_frame(rng, 50).dropna()
+    reference = pd.concat([base, base, base.iloc[::-1]], ignore_index=True)
+    synthetic = mixed_frame(rng, 40).dropna()
+    spec = distance.gower_columns({"s": synthetic, "r": reference})
+    cat_s, cat_r, num_s, num_r, w_cat = encode(spec, synthetic, reference)
+    best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch,
+                        level_cells=level_cells)
+    m = len(base)
+    assert (arg < m).all()  # never a later duplicate (bit for bit the same distance)
+    # and, within the first copy, the lowest of the rows at exactly the smallest distance
+    clean, first = _exact_ties(distance.gower_matrix(synthetic, base))
+    assert clean.all() and len(synthetic) > 20
+    np.testing.assert_array_equal(arg[clean], first[clean])
+    # the public dcr() index follows the same rule
+    index = distance.dcr(synthetic, reference).index
+    assert (index < m).all()
+    np.testing.assert_array_equal(index[clean], first[clean])
 
 
 def test_many_categorical_columns_unequal_weights() -> None:

@@ -50,8 +50,16 @@ def test_design_section_3_names() -> None:
     assert {"repU", "UiO"} <= set(result.ident.columns)
     assert {"DiSCO", "Dorig"} <= set(result.attrib.columns)
     assert {"DCAP", "TCAP"} <= set(result.allcaps.columns)
+    # by hand (Raab, Nowok & Dibben's definitions): key b holds one target in the original, so
+    # its 2 of 4 records are disclosive (Dorig 50%); key a holds one target (x) in the
+    # synthetic data, which is right for (a, x) only: DiSCO 1 of 4 = 25%; no key is unique in
+    # the original (UiO 0), and key a is unique in the synthetic data (UiS: 1 of 4 = 25%)
+    attrib, ident = result.attrib.iloc[0], result.ident.iloc[0]
+    assert (attrib["Dorig"], attrib["DiSCO"], ident["UiO"], ident["UiS"]) == (50.0, 25.0, 0.0, 25.0)
     summary = disclosure.disclosure_summary(synthetic, original, ["key"], ["target"])
-    assert summary is not None
+    assert summary.targets == ["target"] and summary.n_orig == 4
+    row = summary.attrib_table.iloc[0]
+    assert (row["attrib.orig"], row["attrib.syn"]) == (50.0, 25.0)
 
 
 def test_moved_modules_keep_their_old_names() -> None:

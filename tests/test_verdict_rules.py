@@ -1,0 +1,174 @@
+"""Every verdict rule of the custodian's report (capkit.audit.verdicts) pinned at its boundary.
+
+Each rule is tested on both sides of its threshold, at the threshold itself (where the rule
+says "at least" the boundary value belongs to the severer level), and with the undefined inputs
+(None, NaN). The expected levels are read from the rule texts of ``docs/custodian-report.md``
+(and the module's docstring), not from the code: moving a threshold (B1's 0.05 to any other
+value, B4's 5% to 10%, C2's 1 in 100) or turning an "at least" into "more than" fails a test here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from capkit.audit import verdicts as v
+from capkit.control import ControlComparison, Rate
+
+NAN = float("nan")
+
+
+def comparison(advantage, advantage_low, risk=0.5, risk_low=0.5):
+    """A comparison with the numbers the rules read; the rates themselves are not read."""
+    rate = Rate(k=1, n=2, rate=0.5, ci=(0.0, 1.0))
+    return ControlComparison(
+        members=rate, control=rate, risk=risk,
+        risk_ci=None if risk_low is None else (risk_low, 1.0),
+        advantage=advantage, confidence=0.95,
+        advantage_ci=None if advantage_low is None else (advantage_low, 1.0))
+
+
+def test_thresholds_are_the_documented_ones():
+    """The numbers the rule texts print (docs/custodian-report.md)."""
+    assert v.RISK_DISCLOSIVE == 0.05
+    assert v.ADVANTAGE_DISCLOSIVE == 0.05
+    assert v.ADVANTAGE_REVIEW == 0.01
+    assert v.DISCO_REVIEW == 5.0
+    assert v.LEVELS == ("disclosive", "review", "not flagged")
+
+
+# --- B1 / B2: a rate against its no-information baseline, no holdout ---------------------
+
+@pytest.mark.parametrize("risk_low, level, rule", [
+    (0.05, "review", "B1"),          # at the threshold: "at least 0.05"
+    (0.0500001, "review", "B1"),
+    (0.9, "review", "B1"),
+    (0.0499999, "not flagged", "B2"),
+    (0.01, "not flagged", "B2"),     # above 0 but below 0.05: a `> 0` rule would flag it
+    (0.0, "not flagged", "B2"),
+    (-0.2, "not flagged", "B2"),
+    (None, "not flagged", "B2"),
+    (NAN, "not flagged", "B2"),
+])
+def test_b1_b2_against_baseline(risk_low, level, rule):
+    verdict = v.against_baseline(risk_low, "attribute")
+    assert (verdict.level, verdict.rule) == (level, rule)
+    assert (verdict.action == "") == (level == "not flagged")
+    if level != "not flagged":
+        assert verdict.action == v.ACTIONS["attribute"]
+
+
+# --- B4: DiSCO without a holdout ----------------------------------------------------------
+
+@pytest.mark.parametrize("disco, level, rule", [
+    (5.0, "review", "B4"),           # "at least 5%"
+    (5.0001, "review", "B4"),
+    (9.99, "review", "B4"),          # a 10% threshold would not flag it
+    (100.0, "review", "B4"),
+    (4.9999, "not flagged", "B2"),
+    (0.0, "not flagged", "B2"),
+    (NAN, "not flagged", "B2"),
+])
+def test_b4_disco_without_control(disco, level, rule):
+    verdict = v.disco_without_control(disco)
+    assert (verdict.level, verdict.rule) == (level, rule)
+    assert verdict.action == ("" if level == "not flagged" else v.ACTIONS["attribute"])
+
+
+# --- K1 / K2: synthpop's 1-way / 2-way checks ---------------------------------------------
+
+@pytest.mark.parametrize("flagged, level, rule", [
+    (0, "not flagged", "K2"), (1, "review", "K1"), (7, "review", "K1")])
+def test_k1_k2_checks(flagged, level, rule):
+    verdict = v.checks(flagged)
+    assert (verdict.level, verdict.rule) == (level, rule)
+
+
+# --- C1 / C2 / C3: members against a holdout ----------------------------------------------
+
+@pytest.mark.parametrize("advantage, low, risk_low, family, level, rule", [
+    # C1: clear (lower bound > 0), advantage >= 0.05 and the risk's lower bound >= 0.05
+    (0.05, 1e-9, 0.05, "attribute", "disclosive", "C1"),         # every "at least" at its bound
+    (0.30, 0.20, 0.40, "attribute", "disclosive", "C1"),
+    (0.0499999, 1e-9, 0.40, "attribute", "review", "C2"),        # advantage just short of C1
+    (0.30, 0.20, 0.0499999, "attribute", "review", "C2"),        # risk bound just short of C1
+    (0.30, 0.0, 0.40, "attribute", "review", "C2"),              # not clear (bound 0): undecided
+    (0.30, -0.01, 0.40, "attribute", "review", "C2"),
+    # C2 for a clear excess: at least 1 record in 100
+    (0.01, 1e-9, 0.0, "attribute", "review", "C2"),
+    (0.0099999, 1e-9, 0.0, "attribute", "not flagged", "C3"),
+    # undecided (interval reaching 0): review only from an advantage of 5 in 100
+    (0.05, 0.0, 0.0, "attribute", "review", "C2"),
+    (0.0499999, 0.0, 0.0, "attribute", "not flagged", "C3"),
+    (0.0499999, -0.3, 0.0, "attribute", "not flagged", "C3"),
+    # copies: any clear excess needs review
+    (0.0001, 1e-9, 0.0, "copies", "review", "C2"),
+    (0.0001, 0.0, 0.0, "copies", "not flagged", "C3"),
+    (0.0, 1e-9, 0.0, "copies", "not flagged", "C3"),              # no excess at all
+    # members doing worse than the holdout
+    (-0.2, -0.3, 0.0, "attribute", "not flagged", "C3"),
+])
+def test_c1_c3_against_control(advantage, low, risk_low, family, level, rule):
+    verdict = v.against_control(comparison(advantage, low, risk_low=risk_low), family)
+    assert (verdict.level, verdict.rule) == (level, rule)
+    assert verdict.action == ("" if level == "not flagged" else v.ACTIONS[family])
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"advantage": NAN, "advantage_low": 0.2},
+    {"advantage": None, "advantage_low": 0.2},
+    {"advantage": 0.3, "advantage_low": None},
+    {"advantage": 0.3, "advantage_low": 0.2, "risk": NAN},
+    {"advantage": 0.3, "advantage_low": 0.2, "risk": None},
+    {"advantage": 0.3, "advantage_low": 0.2, "risk_low": None},
+    {"advantage": 0.3, "advantage_low": 0.2, "risk_low": NAN},
+])
+def test_c3_when_a_number_is_undefined(kwargs):
+    """An undefined risk (a holdout rate of 100%) or missing interval can only be not flagged."""
+    verdict = v.against_control(comparison(**kwargs), "attribute")
+    assert (verdict.level, verdict.rule) == ("not flagged", "C3")
+
+
+# --- D1 / D2 / D3: exact copies against the data's own duplicates -------------------------
+
+@pytest.mark.parametrize("advantage, low, risk_low, level, rule", [
+    (0.05, 1e-9, 0.05, "disclosive", "D1"),
+    (0.0499999, 1e-9, 0.05, "review", "D2"),
+    (0.0001, 1e-9, 0.0, "review", "D2"),          # any clear excess of copies
+    (0.0001, 0.0, 0.0, "not flagged", "D3"),
+    (-0.01, -0.02, 0.0, "not flagged", "D3"),
+])
+def test_d1_d3_against_duplicates(advantage, low, risk_low, level, rule):
+    verdict = v.against_duplicates(comparison(advantage, low, risk_low=risk_low))
+    assert (verdict.level, verdict.rule) == (level, rule)
+    assert verdict.action == ("" if level == "not flagged" else v.ACTIONS["copies"])
+
+
+# --- M1, N0, the order of levels, the rule texts ------------------------------------------
+
+def test_m1_n0_and_rule_texts():
+    m1 = v.coding_differs("identity")
+    assert (m1.level, m1.rule, m1.action) == ("review", "M1", v.ACTIONS["identity"])
+    n0 = v.not_judged("identity")
+    assert (n0.level, n0.rule, n0.action) == ("not flagged", "N0", "")
+    assert m1.rule_text == "M1: " + v.RULES["M1"]
+    assert set(v.RULES) == {"C1", "C2", "C3", "B1", "B2", "D1", "D2", "D3", "B4", "K1", "K2",
+                            "N0", "M1"}
+    assert "0.05" in v.RULES["B1"] and "5%" in v.RULES["B4"]
+
+
+@pytest.mark.parametrize("levels, most", [
+    ([], "not flagged"),
+    (["not flagged"], "not flagged"),
+    (["not flagged", "review"], "review"),
+    (["review", "disclosive", "not flagged"], "disclosive"),
+    (["disclosive"], "disclosive"),
+    (["review", "review"], "review"),
+])
+def test_worst(levels, most):
+    assert v.worst(levels) == most
+
+
+def test_finite():
+    assert v._finite(0.0) and v._finite(1) and not v._finite(None) and not v._finite(math.nan)

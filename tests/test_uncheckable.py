@@ -10,9 +10,12 @@ from capkit.reproduce import uncheckable
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGER = ROOT / "experiments" / "ledger"
-PAPERS = {"Baillargeon & Charest (2020)", "Raab, Nowok & Dibben (2024)", "SDMetrics docs",
-          "Hu (lecture)", "Minieri (2022)"}
-SOFTWARE = {"capkit", "SDMetrics 0.32 (software)", "synthpop 1.9-2 (software)",
+PAPERS = {"Baillargeon & Charest 2020",
+          "Raab, Nowok & Dibben, Practical privacy metrics for synthetic data",
+          "SDMetrics, CategoricalCAP", "Hu, Methods for Risk Evaluation part 3 (lecture)",
+          "Minieri 2022, Synthetic data for privacy preservation, Part 2"}
+SOFTWARE = {"capkit's own checks (beyond the papers)", "SDMetrics 0.32 (software)",
+            "synthpop 1.9-2 (its own syntheses)",
             "pycanon 1.3.6 (software)"}
 
 
@@ -22,8 +25,8 @@ def _write(tmp_path, payload):
     return path
 
 
-ENTRY = {"paper": "Hu (lecture)", "table": "ACS example", "row": "synthetic", "column": "CAP",
-         "printed": "0.7228838", "reason": "no data"}
+ENTRY = {"paper": "Hu, Methods for Risk Evaluation part 3 (lecture)", "table": "ACS example",
+         "row": "synthetic", "column": "CAP", "printed": "0.7228838", "reason": "no data"}
 
 
 def test_shipped_list_loads_with_a_reason_for_every_entry():
@@ -64,19 +67,20 @@ def test_load_reads_numbers_as_printed_text(tmp_path):
 
 def test_markdown_groups_by_paper_and_escapes_bars():
     entries = [uncheckable.Uncheckable(**ENTRY),
-               uncheckable.Uncheckable(**{**ENTRY, "paper": "SDMetrics docs", "row": "a | b",
-                                          "printed": "0.55"}),
+               uncheckable.Uncheckable(**{**ENTRY, "paper": "SDMetrics, CategoricalCAP",
+                                          "row": "a | b", "printed": "0.55"}),
                uncheckable.Uncheckable(**{**ENTRY, "printed": "0.7224124"})]
     text = uncheckable.markdown(entries)
     assert "**3 printed numbers or figures" in text
-    assert text.index("### Hu (lecture)") < text.index("### SDMetrics docs")
-    hu = text[text.index("### Hu (lecture)"):text.index("### SDMetrics docs")]
+    hu_head, sdm_head = "### Hu, Methods for Risk", "### SDMetrics, CategoricalCAP"
+    assert text.index(hu_head) < text.index(sdm_head)
+    hu = text[text.index(hu_head):text.index(sdm_head)]
     assert "0.7228838" in hu and "0.7224124" in hu and "0.55" not in hu
     assert "| ACS example | a \\| b | CAP | 0.55 | no data |" in text
 
 
 def test_seed_locators_name_paper_table_row_and_column():
-    locators = yaml.safe_load((LEDGER / "locators_seeds.yaml").read_text())
+    locators = yaml.safe_load((ROOT / "experiments" / "locators_seeds.yaml").read_text())
     assert len(locators) >= 300
     for claim_id, where in locators.items():
         assert set(where) == {"paper", "table", "row", "column"}, claim_id

@@ -31,6 +31,7 @@ import yaml
 from capkit.errors import CapkitError
 from capkit.reproduce import claims as claims_mod
 from capkit.reproduce import locators as locators_mod
+from capkit.reproduce import uncheckable
 
 
 @dataclass(frozen=True)
@@ -266,4 +267,7 @@ def write_ledger(root: Path, *, ledgers: list[claims_mod.Ledger], only_update: b
     page = locators_mod.ledger_page(
         final, locators_mod.load_locators(root),
         notebooks={e.name: e.notebook for e in experiments}, folder=folder)
+    declared = root / "experiments" / "ledger" / "uncheckable.yaml"
+    if declared.exists():  # the papers' numbers no claim can check, with the reason
+        page += "\n" + uncheckable.markdown(uncheckable.load(declared))
     (folder / "claims.md").write_text(page)

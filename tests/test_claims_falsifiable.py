@@ -26,14 +26,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 #: Notebook -> the checks it does not pass yet (kept by other work on the project).
 PENDING = {
-    "01_cap_measure": {"assert"},
-    "04_synthpop_measures": {"assert"},
-    "05_sd2011": {"assert", "within"},
     "06_adult": {"assert", "within"},
-    "07_sdmetrics_cap": {"assert"},
     "09_inference_risk": {"assert", "within"},
-    "11_custodian_report": {"assert"},
-    "16_records_at_risk": {"assert"},
 }
 
 

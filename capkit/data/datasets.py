@@ -55,6 +55,7 @@ __all__ = [
     "fetch",
     "load_adult",
     "load_sd2011",
+    "typed_frame",
 ]
 
 #: The 9 SD2011 variables of synthpop's vignette and the paper, in the paper's order.
@@ -350,6 +351,22 @@ def read_reference_json(folder: str | os.PathLike, name: str = "results.json") -
 _RECIPE_LOADERS = {"sd2011": "load_sd2011", "adult": "load_adult"}
 
 
+def typed_frame(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """A frame read from a reference case given its schema: the columns of ``spec["columns"]``,
+    factors as Categoricals with the levels in R's order (``spec["schema"][c]["levels"]``),
+    the other columns as floats."""
+    out = {}
+    for column in spec["columns"]:
+        schema = spec["schema"][column]
+        values = frame[column]
+        if schema["levels"] is not None:
+            out[column] = pd.Categorical(values.astype(object).where(values.notna()),
+                                         categories=schema["levels"])
+        else:
+            out[column] = pd.to_numeric(values).astype(float)
+    return pd.DataFrame(out)
+
+
 def load_oracle_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
     """The original and synthetic frames of a synthpop reference case.
 
@@ -367,22 +384,10 @@ def load_oracle_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, list[pd.D
     folder = Path(folder)
     meta = read_reference_json(folder)["datasets"]
 
-    def typed(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
-        out = {}
-        for column in spec["columns"]:
-            schema = spec["schema"][column]
-            values = frame[column]
-            if schema["levels"] is not None:
-                out[column] = pd.Categorical(values.astype(object).where(values.notna()),
-                                             categories=schema["levels"])
-            else:
-                out[column] = pd.to_numeric(values).astype(float)
-        return pd.DataFrame(out)
-
     def read(spec: dict) -> pd.DataFrame:
         frame = pd.read_csv(reference_file(folder, spec["file"]), keep_default_na=False,
                             na_values=[""], dtype=str)
-        return typed(frame, spec)
+        return typed_frame(frame, spec)
 
     orig_spec = meta["orig"]
     if (folder / orig_spec["file"]).is_file():
@@ -390,5 +395,5 @@ def load_oracle_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, list[pd.D
     else:
         recipe = read_reference_json(folder, "original.json")
         loader = globals()[_RECIPE_LOADERS[recipe["dataset"]]]
-        original = typed(loader(progress=False)[recipe["columns"]], orig_spec)
+        original = typed_frame(loader(progress=False)[recipe["columns"]], orig_spec)
     return original, [read(spec) for spec in meta["syn"]]

@@ -147,13 +147,22 @@ def nnaa(real: Encoded, synthetic: Encoded, holdout: Encoded | None = None, *,
     Returns ``avg``, ``err`` and, with a holdout, ``priv_loss`` = AA(holdout) - AA(real) and
     ``priv_loss_err``.
     """
+    return nnaa_with(_balanced_aa, real, synthetic, holdout, n_resample=n_resample, seed=seed,
+                     self_rule=self_rule)
+
+
+def nnaa_with(balanced, real, synthetic, holdout, *, n_resample: int,
+              seed: int | np.random.RandomState | None, self_rule: str) -> dict[str, float]:
+    """:func:`nnaa` with the balanced accuracy of one distance: ``balanced(a, b, n_resample,
+    state, self_rule)`` returns (mean, standard error); the draws come from one ``RandomState``
+    (real-vs-synthetic first, then holdout-vs-synthetic), as SynthEval draws them."""
     if int(n_resample) < 2:
         raise CapkitError(f"n_resample must be an integer >= 2, got {n_resample!r}")
     state = legacy_state(seed)
-    avg, err = _balanced_aa(real, synthetic, int(n_resample), state, self_rule)
+    avg, err = balanced(real, synthetic, int(n_resample), state, self_rule)
     out = {"avg": avg, "err": err}
     if holdout is not None:
-        h_avg, h_err = _balanced_aa(holdout, synthetic, int(n_resample), state, self_rule)
+        h_avg, h_err = balanced(holdout, synthetic, int(n_resample), state, self_rule)
         out["priv_loss"] = h_avg - avg
         out["priv_loss_err"] = float(np.sqrt(h_err**2 + err**2))
     return out
@@ -248,4 +257,5 @@ def hitting_rate(real: Encoded, synthetic: Encoded, thres_percent: float = 1 / 3
 
 
 __all__ = ["HIT_PAIR_BATCH", "adversarial_accuracy", "entropy_weights",
-           "epsilon_identifiability", "hitting_rate", "median_dcr_ratio", "nnaa", "nndr"]
+           "epsilon_identifiability", "hitting_rate", "median_dcr_ratio", "nnaa", "nnaa_with",
+           "nndr"]

@@ -28,7 +28,8 @@ import math
 import numpy as np
 from scipy.stats import entropy
 
-from capkit.distance.neighbours import Encoded, legacy_state
+from capkit.distance.neighbour_risk import nnaa_with
+from capkit.distance.neighbours import Encoded
 from capkit.errors import CapkitError
 
 #: Pair distances held in memory at once (rows of ``a`` per block x rows of ``b``).
@@ -134,16 +135,8 @@ def nnaa(real: np.ndarray, synthetic: np.ndarray, holdout: np.ndarray | None, *,
          n_resample: int = 30, seed: int | np.random.RandomState | None = 0,
          self_rule: str = "content") -> dict[str, float]:
     """Adversarial accuracy as :func:`capkit.distance.neighbour_risk.nnaa`, Euclidean."""
-    if int(n_resample) < 2:
-        raise CapkitError(f"n_resample must be an integer >= 2, got {n_resample!r}")
-    state = legacy_state(seed)
-    avg, err = _balanced(real, synthetic, int(n_resample), state, self_rule)
-    out = {"avg": avg, "err": err}
-    if holdout is not None:
-        h_avg, h_err = _balanced(holdout, synthetic, int(n_resample), state, self_rule)
-        out["priv_loss"] = h_avg - avg
-        out["priv_loss_err"] = float(np.sqrt(h_err**2 + err**2))
-    return out
+    return nnaa_with(_balanced, real, synthetic, holdout, n_resample=n_resample, seed=seed,
+                     self_rule=self_rule)
 
 
 def eps_risk(real_num: np.ndarray, synthetic_num: np.ndarray, *, self_rule: str = "content"

@@ -30,19 +30,6 @@ def read_results(folder: str | os.PathLike) -> dict:
         return json.load(handle)
 
 
-def _typed(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
-    out = {}
-    for column in spec["columns"]:
-        schema = spec["schema"][column]
-        values = frame[column]
-        if schema["levels"] is not None:
-            out[column] = pd.Categorical(values.astype(object).where(values.notna()),
-                                         categories=schema["levels"])
-        else:
-            out[column] = pd.to_numeric(values).astype(float)
-    return pd.DataFrame(out)
-
-
 def load_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, list[pd.DataFrame]],
                                                    dict]:
     """(original, {synthesis object: [frames]}, results) of a case of
@@ -59,13 +46,13 @@ def load_case(folder: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, list[p
     def read(spec: dict) -> pd.DataFrame:
         frame = pd.read_csv(datasets.reference_file(folder, spec["file"]),
                             keep_default_na=False, na_values=[""], dtype=str)
-        return _typed(frame, spec)
+        return datasets.typed_frame(frame, spec)
 
     if (folder / meta["orig"]["file"]).is_file():
         original = read(meta["orig"])
     else:
         recipe = json.loads((folder / "original.json").read_text(encoding="utf-8"))
-        original = _typed(datasets.load_sd2011(progress=False)[recipe["columns"]],
+        original = datasets.typed_frame(datasets.load_sd2011(progress=False)[recipe["columns"]],
                           meta["orig"])
     syntheses = {name: [read(s) for s in (spec if isinstance(spec, list) else [spec])]
                  for name, spec in meta.items() if name != "orig"}

@@ -31,7 +31,6 @@ PENDING = {
     "05_sd2011": {"assert", "within"},
     "06_adult": {"assert", "within"},
     "07_sdmetrics_cap": {"assert"},
-    "09_inference_risk": {"assert", "within"},
     "11_custodian_report": {"assert"},
     "16_records_at_risk": {"assert"},
 }

@@ -27,7 +27,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: Notebook -> the checks it does not pass yet (kept by other work on the project).
 PENDING = {
     "06_adult": {"assert", "within"},
-    "09_inference_risk": {"assert", "within"},
 }
 
 

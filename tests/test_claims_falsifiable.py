@@ -29,7 +29,6 @@ PENDING = {
     "01_cap_measure": {"assert"},
     "04_synthpop_measures": {"assert"},
     "05_sd2011": {"assert", "within"},
-    "06_adult": {"assert", "within"},
     "07_sdmetrics_cap": {"assert"},
     "09_inference_risk": {"assert", "within"},
     "11_custodian_report": {"assert"},

@@ -153,8 +153,8 @@ def test_m1_n0_and_rule_texts():
     n0 = v.not_judged("identity")
     assert (n0.level, n0.rule, n0.action) == ("not flagged", "N0", "")
     assert m1.rule_text == "M1: " + v.RULES["M1"]
-    assert set(v.RULES) == {"C1", "C2", "C3", "B1", "B2", "D1", "D2", "D3", "B4", "K1", "K2",
-                            "N0", "M1"}
+    assert set(v.RULES) == {"C0", "C1", "C2", "C3", "B1", "B2", "D1", "D2", "D3", "B4", "K1",
+                            "K2", "N0", "M1"}
     assert "0.05" in v.RULES["B1"] and "5%" in v.RULES["B4"]
 
 

@@ -28,6 +28,22 @@ def test_an_attack_below_the_dummy_is_no_evidence() -> None:
     assert judged.verdict == "review" and judged.rule.startswith("C2"), judged
 
 
+def test_c0_at_its_boundary_equal_to_the_dummy_is_no_evidence() -> None:
+    """C0 holds when the members' rate is at most the dummy's: equal rates are no evidence, one
+    record more than the dummy's is judged by the holdout (C1-C3)."""
+    n = 12_000
+    control = compare_to_control(8868, n, 2577, 3600, warn=False)
+    for dummy_hits, rule in ((8868, "C0"), (8867, "C2")):
+        dummy = compare_to_control(8868, n, dummy_hits, n, warn=False)
+        finding = from_comparison("s", "attack", "knn attack", "t", control, dummy,
+                                  "dummy predictor")
+        assert finding.rule.startswith(rule), (dummy_hits, finding)
+    # without a holdout C0 does not apply: the baseline's own rules (B1-B2) judge
+    dummy = compare_to_control(8868, n, 8868, n, warn=False)
+    alone = from_comparison("s", "attack", "knn attack", "t", None, dummy, "dummy predictor")
+    assert alone.rule.startswith("B2"), alone
+
+
 def _few_unique(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
     data = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "region": rng.choice(list("abcd"), n),

@@ -88,3 +88,28 @@ def test_overlap_message_names_the_flag(files):
     allowed = run(files["members"], files["synthetic"], "--holdout", str(files["members"]),
                   "--attacks", "dcr", "--allow-overlap", "-q")
     assert allowed.exit_code == 0, allowed.output
+
+
+def test_size_infinite_and_contaminated_control(files, tmp_path):
+    """A synthesis ten times the members' size gets the size note; inf cells are read as
+    missing and said so; a synthesis copying holdout records (not members' twins) is refused:
+    membership has no verdict without a clean holdout."""
+    members, holdout = pd.read_csv(files["members"]), pd.read_csv(files["holdout"])
+    synthetic = pd.read_csv(files["synthetic"])
+    big = tmp_path / "big.csv"
+    synthetic.sample(10 * len(members), replace=True, random_state=0).to_csv(big, index=False)
+    result = run(files["members"], big, "--holdout", files["holdout"], "--attacks", "dcr")
+    assert result.exit_code == 0, result.output
+    assert "times the original's records" in result.output
+    column = members.select_dtypes("number").columns[0]
+    inf = tmp_path / "inf.csv"
+    synthetic.assign(**{column: synthetic[column].astype(float).where(
+        synthetic.index >= 5, float("inf"))}).to_csv(inf, index=False)
+    result = run(files["members"], inf, "--holdout", files["holdout"], "--attacks", "dcr")
+    assert result.exit_code == 0, result.output
+    assert "infinite values (inf, -inf) are read as missing" in result.output
+    half = len(members) // 2
+    twins = tmp_path / "twins.csv"
+    pd.concat([members.iloc[:half], holdout.iloc[:half]]).to_csv(twins, index=False)
+    result = run(files["members"], twins, "--holdout", files["holdout"], "-q")
+    assert result.exit_code == 1 and "CONTROL IS CONTAMINATED" in result.output, result.output

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import click
 
+from capkit.audit.inputs import infinite_as_missing
 from capkit.cli import options as opts
 from capkit.cli.figures import figure
 from capkit.data import io
 from capkit.data.align import align_frames
+from capkit.data.overlap import copies_of_holdout, size_note
 from capkit.errors import CapkitError
 from capkit.membership_inference import ATTACKS, exposed_members, summary
 from capkit.plots.membership import membership_roc
@@ -27,7 +29,11 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
     """Read the files (role -> path; "members" first) on the same columns, aligned to the
     members' types like a synthesis (:func:`capkit.data.align.align_frames`).
 
-    Returns the frames by role, the input lines of the report and the type alignments.
+    Infinite numbers are read as missing values in every file (the rule of every command,
+    :func:`capkit.audit.inputs.infinite_as_missing`), said once in the notes.
+
+    Returns the frames by role, the input lines of the report and the notes (type alignments,
+    infinite values).
     """
     header = io.read_columns(paths["members"], "members", sep)
     wanted = header if columns is None else columns
@@ -42,7 +48,11 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
     frames = {"members": aligned.original} | dict(zip(others, aligned.synthetics, strict=True))
     lines = [f"{role}: {files[role].path.name} ({len(frames[role])} records)" for role in files]
     lines.append(f"columns: {', '.join(wanted)}")
-    return frames, lines, list(aligned.changes)
+    finite, infinite = infinite_as_missing({f"the {role} file": frame
+                                            for role, frame in frames.items()})
+    frames = dict(zip(frames, finite.values(), strict=True))
+    return frames, lines, [f"Type alignment: {c}" for c in aligned.changes] + (
+        [infinite] if infinite else [])
 
 
 @click.command()
@@ -124,10 +134,21 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
         if reference is not None:
             paths["reference"] = reference
         frames, lines, changes = _read(paths, column_list, na_values, sep)
+        # the holdout records that are no member's twin: a synthesis copying them beyond
+        # chance was made with the holdout (twins of members are the overlap check's)
+        held = frames["holdout"]
+        twin = held.merge(frames["members"].drop_duplicates(), how="left",
+                          indicator=True)["_merge"].eq("both").to_numpy()
+        tainted = copies_of_holdout(held[~twin].reset_index(drop=True),
+                                    {synthetic_path.name: frames["synthetic"]}) if (
+            (~twin).any()) else {}
+        if tainted:  # membership is judged only against the holdout: none is left
+            raise CapkitError(f"{tainted[synthetic_path.name]}. capkit membership judges "
+                              "against the holdout only, so it gives no verdict")
         opts.record_sizes(lines)
         if not quiet:
             for change in changes:
-                click.echo(visible(f"Aligned: {change}"), err=True)
+                click.echo(visible(change), err=True)
         with opts.measure_warnings(quiet):
             try:
                 table, per_record = summary(
@@ -141,8 +162,10 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
             exposed = exposed_members(per_record, frames["members"], frames["synthetic"],
                                       attack=exposed_by, top=top)
         table.attrs["exposed_attack"] = exposed_by
-        table.attrs["notes"] = (list(table.attrs["notes"])
-                                + [f"Type alignment: {c}" for c in changes])
+        sized = size_note(len(frames["members"]), len(frames["synthetic"]),
+                          f"synthetic file {synthetic_path.name}")
+        table.attrs["notes"] = (list(table.attrs["notes"]) + ([sized] if sized else [])
+                                + changes)
         usable = ["member", *[a for a in chosen if a in table.index]]
         with figure(plot_path, fmt, "membership_roc",
                     lambda: membership_roc(per_record[usable])) as svg:

@@ -20,6 +20,7 @@ from capkit.audit.utility_family import measure
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
 from capkit.data.io import read_columns
+from capkit.data.overlap import size_note
 from capkit.errors import CapkitError
 from capkit.report import Picture, Report, render
 from capkit.report.utility import utility_sections
@@ -102,6 +103,9 @@ def utility(synthetic: tuple[Path, ...], original_path: Path, nworst: int, nperm
         _check_headers(original_path, files, sep)
         inputs = load_inputs(original_path, files, [], None, na_values.split(","), sep=sep,
                              all_columns=True, target_na_option=None, check_overlaps=False)
+        inputs.warnings.extend(w for p, frame in zip(files, inputs.synthetics, strict=True)
+                               if (w := size_note(len(inputs.original), len(frame),
+                                                  f"synthetic file {p.name}")) is not None)
         opts.notes(inputs, quiet)
         names = {f"{j}: {p.name}": frame for j, (p, frame) in
                  enumerate(zip(files, inputs.synthetics, strict=True), start=1)}

@@ -368,7 +368,7 @@ def render_page(page: Path, tmp_path: Path, height: int) -> tuple[int, int, list
                     reason=f"headless Chromium not found at {CHROMIUM}")
 def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
     """The page with its pictures (forest plot, verdict grid, distances, records at risk, a
-    key x target heatmap per synthesis) at 1280 px: no
+    key x target heatmap per synthesis, the risk-utility map) at 1280 px: no
     horizontal overflow, every picture inside the page and drawn at a readable size, and the
     screenshot shows the disclosive verdict's colour."""
     page = tmp_path / "report.html"
@@ -376,11 +376,12 @@ def test_html_fits_1280(files: dict[str, Path], tmp_path: Path) -> None:
                   str(files["holdout"]), "--keys", "sex,region,job", "--format", "html", "-o",
                   str(page))
     assert result.exit_code == 0, result.output
-    assert page.read_text().count('<figure class="picture">') == 6
+    # forest, grid, distances, records, a heatmap per synthesis, the risk-utility map
+    assert page.read_text().count('<figure class="picture">') == 7
     client, overflow, boxes, pixels = render_page(page, tmp_path, 4000)
     assert 1200 <= client <= 1280
     assert overflow <= 0, f"the page is {overflow} px wider than the window"
-    assert len(boxes) == 6
+    assert len(boxes) == 7
     for left, right, width, height in boxes:
         assert left >= 0 and right <= client
         assert width >= 300 and height >= 80  # drawn, not collapsed

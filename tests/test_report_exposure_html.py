@@ -146,7 +146,7 @@ def test_page_with_the_new_sections_fits_1280(frames, tmp_path: Path) -> None:
                   "Worst key combinations", "The people at risk"):
         assert f"<h2>{title}</h2>" in html
     n_pictures = html.count('<figure class="picture">')
-    assert n_pictures == 6  # forest, grid, distances, records, a heatmap per file
+    assert n_pictures == 7  # forest, grid, distances, records, a heatmap per file, the map
     client, overflow, boxes, pixels = render_page(page, tmp_path, 3000)
     assert 1200 <= client <= 1280
     assert overflow <= 0, f"the page is {overflow} px wider than the window"

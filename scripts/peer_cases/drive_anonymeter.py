@@ -6,6 +6,18 @@ For each seed this draws 60 random count sets (one number of attacks or a (main,
 control) tuple; successes anywhere from 0 to all, a fractional control count as singling out's
 size correction gives, no control; confidence levels between 0.5 and 0.999) and stores every
 rate, risk, interval and warning anonymeter gives (or its error).
+
+Attacks (``attacks_<seed>.json.gz``): a small drawn frame per seed (300 members, 300
+synthetic, 300 control records; small integer ranges and repeated floats for ties, missing
+values, strings with missing values). Stored: anonymeter's nearest neighbours of each half
+(``_find_nn``, the search its linkability attack runs) for n_neighbors 1 and 3, each member's
+links (``LinkabilityIndexes.find_links``) and the evaluator's totals on every record; the
+inference attack's per-record guesses and successes (``KNNInferencePredictor`` and
+``evaluate_inference_guesses``) for a categorical and a numeric secret, and the evaluator's
+totals under ``np.random.seed`` (its baseline draws through numpy's global stream via pandas'
+``sample``; on equal-sized frames with every record attacked the label-aligned baseline is
+the same for any seed). Linkability's baseline draws from an unseeded ``default_rng()`` and
+is not stored.
 """
 
 from __future__ import annotations
@@ -45,6 +57,76 @@ def counts(rng: np.random.Generator) -> dict:
             "confidence_level": float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.99, 0.999]))}
 
 
+def frame(rng: np.random.Generator, n: int):
+    import pandas as pd
+
+    def cat(levels: int) -> np.ndarray:
+        out = rng.choice([f"c{j}" for j in range(levels)], n).astype(object)
+        out[rng.random(n) < 0.05] = None
+        return out
+
+    age = rng.integers(18, 30, n).astype(float)
+    age[rng.random(n) < 0.05] = np.nan
+    return pd.DataFrame({"age": age, "hours": rng.choice([10.0, 20.5, 40.0, 45.25], n),
+                         "income": np.round(rng.gamma(2.0, 3.0, n), 1) + 1.0,
+                         "city": cat(4), "job": cat(3), "sex": rng.choice(["F", "M"], n)})
+
+
+AUX = (["age", "city", "sex"], ["hours", "job", "income"])
+INF_AUX = ["age", "hours", "city", "sex"]
+
+
+def attacks(seed: int) -> dict:
+    from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator
+    from anonymeter.evaluators.inference_evaluator import evaluate_inference_guesses
+    from anonymeter.evaluators.linkability_evaluator import LinkabilityIndexes, _find_nn
+    from anonymeter.neighbors.mixed_types_kneighbors import KNNInferencePredictor
+
+    rng = np.random.default_rng(70_000 + seed)
+    ori, syn, ctl = frame(rng, 300), frame(rng, 300), frame(rng, 300)
+    link = {}
+    for k in (1, 3):
+        sides = {}
+        for name, target in (("ori", ori), ("control", ctl)):
+            idx = [_find_nn(syn=syn[cols], ori=target[cols], n_jobs=1, n_neighbors=k)
+                   for cols in AUX]
+            links = LinkabilityIndexes(idx_0=idx[0], idx_1=idx[1]).find_links(k)
+            sides[name] = {"nn_a": idx[0].tolist(), "nn_b": idx[1].tolist(),
+                           "linked": [int(len(links.get(i, ())) > 0)
+                                      for i in range(len(target))]}
+        ev = LinkabilityEvaluator(ori, syn, AUX, n_attacks=None, n_neighbors=k, control=ctl)
+        np.random.seed(seed)  # noqa: NPY002 - anonymeter samples from the global stream
+        res = ev.evaluate(n_jobs=1).results()
+        sides["n_success"], sides["n_control"] = int(res.n_success), float(res.n_control)
+        link[str(k)] = sides
+    inference = {}
+    for secret, regression in (("job", False), ("income", True)):
+        sides = {}
+        for name, target in (("ori", ori), ("control", ctl)):
+            guesses = KNNInferencePredictor(data=syn, columns=INF_AUX, target_col=secret,
+                                            n_jobs=1).predict(target).reindex_like(target)
+            ok = evaluate_inference_guesses(guesses=guesses, secrets=target[secret],
+                                            regression=regression)
+            sides[name] = {"guess": [None if pd_isnull(g) else g for g in guesses.tolist()],
+                           "success": [int(v) for v in ok]}
+        ev = InferenceEvaluator(ori, syn, INF_AUX, secret, regression=regression,
+                                n_attacks=len(ori), control=ctl)
+        np.random.seed(seed)  # noqa: NPY002 - anonymeter samples from the global stream
+        res = ev.evaluate(n_jobs=1).results()
+        sides.update(n_success=int(res.n_success), n_baseline=int(res.n_baseline),
+                     n_control=int(res.n_control), random_seed=seed)
+        inference[secret] = {"regression": regression, **sides}
+    return {"frames": {name: df.astype(object).where(df.notna(), None).to_dict("list")
+                       for name, df in (("ori", ori), ("syn", syn), ("control", ctl))},
+            "aux_linkability": [list(c) for c in AUX], "aux_inference": INF_AUX,
+            "linkability": link, "inference": inference}
+
+
+def pd_isnull(value) -> bool:
+    import pandas as pd
+    return bool(pd.isnull(value))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True, type=Path)
@@ -80,6 +162,13 @@ def main() -> None:
         case = {"peer": "anonymeter", "version": anonymeter.__version__ if hasattr(
             anonymeter, "__version__") else "1.1.0", "seed": seed, "calls": calls}
         path = args.out / f"anonymeter_{seed}.json.gz"
+        with gzip.GzipFile(path, "wb", mtime=0) as handle:
+            handle.write(draw.dumps(case).encode())
+        print(path, flush=True)
+        if seed > 4:  # the attacks on the first four seeds keep the stored cases small
+            continue
+        case = {"peer": "anonymeter", "seed": seed, **attacks(seed)}
+        path = args.out / f"attacks_{seed}.json.gz"
         with gzip.GzipFile(path, "wb", mtime=0) as handle:
             handle.write(draw.dumps(case).encode())
         print(path, flush=True)

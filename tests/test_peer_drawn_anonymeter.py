@@ -10,7 +10,10 @@ categorical and a numeric secret, record by record. Where no tie decides, capkit
 anonymeter's; where one does (anonymeter takes numba's sort order among exact ties), its
 answer must lie within capkit's tie range. The inference baseline (label-aligned, every
 record of equal-sized frames) is anonymeter's count exactly; linkability's baseline draws
-from an unseeded generator in anonymeter and is not compared."""
+from an unseeded generator in anonymeter and is not compared. Singling out: every query
+anonymeter's evaluator drew (univariate and multivariate, main and baseline) is counted by
+``match_counts`` on the deduplicated frames as anonymeter counts it, and the successes are
+the evaluator's."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import pytest
 
 from capkit.attacks.inference_attack import inference_attack
 from capkit.attacks.linkability import linkability
+from capkit.attacks.queries import match_counts
 from capkit.control import anonymeter_results
 from capkit.errors import CapkitError
 
@@ -128,3 +132,29 @@ def test_inference_guesses_are_anonymeters(path) -> None:
             total = want["n_success"] if side == "ori" else want["n_control"]
             assert success.sum() == total and span[0] <= total <= span[1], (secret, side)
         assert got.n_baseline == want["n_baseline"], secret
+
+
+@pytest.mark.parametrize("mode", ["univariate", "multivariate"])
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.name.split(".")[0] for p in ATTACKS])
+def test_singling_out_counts_are_anonymeters(path, mode) -> None:
+    """Every query anonymeter drew (main and baseline, 50 each asked) is counted by capkit on
+    the deduplicated frames exactly as anonymeter's polars counts them (integer counts: no
+    tolerance), and the successes (count 1 on ori / control) are the evaluator's totals."""
+    case = peer_drawn.load(path)
+    stored = case["singling_out"][mode]
+    rows = stored["queries"]
+    assert rows, "no singling-out queries stored"
+    queries = [[tuple(c) for c in r["conditions"]] for r in rows]
+    ori, syn, ctl = (f.drop_duplicates() for f in _frames(case))
+    for name, frame in (("ori", ori), ("control", ctl), ("syn", syn)):
+        got = match_counts(queries, frame).tolist()
+        want = [r[f"count_{name}"] for r in rows]
+        bad = [(r["polars_repr"], g, w) for r, g, w in zip(rows, got, want, strict=True)
+               if g != w]
+        assert not bad, f"{name}: {len(bad)} of {len(rows)} counts differ, e.g. {bad[:3]}"
+    kind = np.array([r["kind"] for r in rows])
+    got_ori = match_counts(queries, ori)
+    got_ctl = match_counts(queries, ctl)
+    assert int(((got_ori == 1) & (kind == "main")).sum()) == stored["n_success"]
+    assert int(((got_ori == 1) & (kind == "baseline")).sum()) == stored["n_baseline"]
+    assert int(((got_ctl == 1) & (kind == "main")).sum()) == stored["n_control_uncorrected"]

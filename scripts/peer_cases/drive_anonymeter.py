@@ -17,7 +17,9 @@ inference attack's per-record guesses and successes (``KNNInferencePredictor`` a
 totals under ``np.random.seed`` (its baseline draws through numpy's global stream via pandas'
 ``sample``; on equal-sized frames with every record attacked the label-aligned baseline is
 the same for any seed). Linkability's baseline draws from an unseeded ``default_rng()`` and
-is not stored.
+is not stored. Singling out: every query ``SinglingOutEvaluator(n_attacks=50, n_cols=3,
+seed=<seed>)`` draws in both modes (main and baseline), as conditions, with anonymeter's own
+counts on the deduplicated ori, control and syn frames, and the evaluator's totals.
 """
 
 from __future__ import annotations
@@ -119,7 +121,84 @@ def attacks(seed: int) -> dict:
     return {"frames": {name: df.astype(object).where(df.notna(), None).to_dict("list")
                        for name, df in (("ori", ori), ("syn", syn), ("control", ctl))},
             "aux_linkability": [list(c) for c in AUX], "aux_inference": INF_AUX,
-            "linkability": link, "inference": inference}
+            "linkability": link, "inference": inference,
+            "singling_out": singling_out(seed, ori, syn, ctl)}
+
+
+OPS = {"Eq": "==", "NotEq": "!=", "GtEq": ">=", "LtEq": "<=", "Gt": ">", "Lt": "<"}
+
+
+def _literal(node):
+    while isinstance(node, dict):
+        (key, node), = node.items()
+        if key == "Null":
+            return None
+    return node
+
+
+def conditions(node) -> list:
+    """anonymeter's polars query (its JSON serialisation) as [column, op, value] conditions."""
+    if "BinaryExpr" in node:
+        b = node["BinaryExpr"]
+        if b["op"] == "And":
+            return conditions(b["left"]) + conditions(b["right"])
+        return [[b["left"]["Column"], OPS[b["op"]], _literal(b["right"]["Literal"])]]
+    f = node["Function"]
+    kind = f["function"]["Boolean"]
+    if kind == "IsNull":
+        return [[f["input"][0]["Column"], "is_null"]]
+    inner = f["input"][0]["Function"]  # Not(IsNull(col))
+    assert kind == "Not" and inner["function"]["Boolean"] == "IsNull", node
+    return [[inner["input"][0]["Column"], "is_not_null"]]
+
+
+def singling_out(seed: int, ori, syn, ctl) -> dict:
+    """anonymeter's singling-out queries and its own match counts (deduplicated frames)."""
+    import json
+
+    from anonymeter.evaluators import SinglingOutEvaluator
+    from anonymeter.evaluators import singling_out_evaluator as so
+
+    out = {}
+    for mode in ("univariate", "multivariate"):
+        # every query the evaluator draws (``queries()`` keeps only the successful ones),
+        # caught as ``evaluate`` makes them; univariate mode's order depends on polars'
+        # unordered ``group_by``, so it is not replayable from the seed
+        drawn: dict = {}
+
+        def catch(name, func, drawn=drawn):
+            def wrapper(*args, **kwargs):
+                drawn[name] = func(*args, **kwargs)
+                return drawn[name]
+            return wrapper
+
+        saved = so._generate_singling_out_queries, so._random_queries
+        so._generate_singling_out_queries = catch("main", saved[0])
+        so._random_queries = catch("baseline", saved[1])
+        try:
+            ev = SinglingOutEvaluator(ori, syn, n_attacks=50, n_cols=3, control=ctl, seed=seed)
+            ev.evaluate(mode=mode)
+        finally:
+            so._generate_singling_out_queries, so._random_queries = saved
+        main, base = drawn["main"], drawn["baseline"]
+        _evaluate_queries = so._evaluate_queries
+        rows = []
+        for kind, queries in (("main", main), ("baseline", base)):
+            counts = {name: _evaluate_queries(frame, queries)
+                      for name, frame in (("ori", ev._ori), ("control", ev._control),
+                                          ("syn", ev._syn))}
+            for i, q in enumerate(queries):
+                rows.append({"kind": kind, "polars_repr": str(q),
+                             "conditions": conditions(json.loads(q.meta.serialize(
+                                 format="json"))),
+                             **{f"count_{k}": int(v[i]) for k, v in counts.items()}})
+        res = ev.results()
+        n_control_raw = sum(r["count_control"] == 1 for r in rows if r["kind"] == "main")
+        out[mode] = {"queries": rows, "n_success": int(res.n_success),
+                     "n_control_uncorrected": int(n_control_raw),
+                     "n_baseline": int(res.n_baseline), "n_control": float(res.n_control),
+                     "n_attacks": 50, "n_cols": 3, "seed": seed}
+    return out
 
 
 def pd_isnull(value) -> bool:

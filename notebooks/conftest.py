@@ -18,8 +18,8 @@ def _unavailable(name: str) -> str | None:
 
     reason = unavailable(name)
     return None if reason is None else (
-        f"notebook needs the {name} data, which could not be loaded (set CAPKIT_DATA to a "
-        f"folder with the .rda files): {reason}")
+        f"notebook needs the {name} data, which could not be loaded (set CAPKIT_DATA to the "
+        f"folder holding the data sets): {reason}")
 
 
 @functools.cache

@@ -91,7 +91,8 @@ def _kernel_manager_logging_to(log: Path) -> type:
 
 
 #: The loaders a notebook may call, and the data set each needs.
-LOADERS = {"load_sd2011": "sd2011", "load_adult": "adult", "load_priveval": "priveval"}
+LOADERS = {"load_sd2011": "sd2011", "load_adult": "adult", "load_priveval": "priveval",
+           "load_acs_excerpt": "sdnist"}
 
 
 def data_needed(notebook: Path) -> tuple[str, ...]:
@@ -105,11 +106,12 @@ def data_needed(notebook: Path) -> tuple[str, ...]:
 def unavailable(name: str) -> str | None:
     """Why data set ``name`` cannot be loaded here (None when it can): no ``$CAPKIT_DATA``,
     no cache, no network. Tried once a session."""
-    from capkit.data import datasets, priveval_data
+    from capkit.data import datasets, priveval_data, sdnist_data
 
-    module = priveval_data if name == "priveval" else datasets
+    loaders = {"priveval": lambda: priveval_data.load_priveval(progress=False),
+               "sdnist": lambda: sdnist_data.load_acs_excerpt("ma2019")}
     try:
-        getattr(module, f"load_{name}")(progress=False)
+        loaders.get(name, lambda: getattr(datasets, f"load_{name}")(progress=False))()
     except Exception as exc:  # noqa: BLE001 - any failure means: it cannot be had, say why
         return str(exc)
     return None

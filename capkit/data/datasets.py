@@ -55,6 +55,7 @@ __all__ = [
     "fetch",
     "load_adult",
     "load_sd2011",
+    "store_whole",
     "typed_frame",
 ]
 
@@ -156,6 +157,24 @@ def _check(data: bytes, source: DataSource, where: str) -> None:
         )
 
 
+def store_whole(data: bytes, folder: Path, name: str, *, sha256: str | None = None) -> Path:
+    """Write ``data`` to ``folder / name`` whole or not at all: a temporary file in the same
+    folder, renamed when complete (an interrupted download leaves no half file); with
+    ``sha256``, the bytes on disk are checked before the rename."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        if sha256 is not None and _sha256(Path(tmp).read_bytes()) != sha256:
+            raise CapkitError(f"checksum mismatch after writing {tmp}")
+        os.replace(tmp, folder / name)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return folder / name
+
+
 def _download(url: str, progress: bool) -> bytes:
     """The body of ``url`` (with a tqdm progress bar unless ``progress`` is False)."""
     with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310
@@ -206,20 +225,7 @@ def fetch(name: str, *, progress: bool = True) -> Path:
             continue
         data = _extract(tarball, source, url)
         _check(data, source, url)
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / source.filename
-        handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{source.filename}.", suffix=".part")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            if _sha256(Path(tmp).read_bytes()) != source.sha256:  # the bytes on disk
-                raise CapkitError(f"checksum mismatch after writing {tmp}")
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        return store_whole(data, cache_dir(), source.filename, sha256=source.sha256)
     raise CapkitError(
         f"could not download {source.filename} (data set {name!r}); tried: " + "; ".join(errors)
         + ". Set CAPKIT_DATA to a folder holding the file, or pass path="

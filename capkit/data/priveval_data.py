@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 import urllib.parse
 from pathlib import Path
 
 import pandas as pd
 
-from capkit.data.datasets import _download, _sha256, cache_dir
+from capkit.data.datasets import _download, _sha256, cache_dir, store_whole
 from capkit.errors import CapkitError
 
 __all__ = ["PRIVBAYES_EPSILONS", "PRIVEVAL_COMMIT", "PRIVEVAL_RELEASES", "PRIVEVAL_SHA256",
@@ -97,17 +96,7 @@ def fetch_priveval(name: str, *, url: str = PRIVEVAL_URL, progress: bool = False
             f"github.com/hereditary-eu/PrivEval, commit {PRIVEVAL_COMMIT}, folder Data/) in "
             f"$CAPKIT_DATA/priveval/ or {cache_dir() / 'priveval'}, or pass path=") from exc
     _verified(data, file, address)
-    folder = cache_dir() / "priveval"
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=folder, prefix=".download.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(tmp, folder / file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return folder / file
+    return store_whole(data, cache_dir() / "priveval", file)
 
 
 def priveval_file(name: str, path: str | os.PathLike | None = None, *,

@@ -21,13 +21,12 @@ swapped cells), so that those files need not be shipped.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from capkit.data.datasets import _download, _sha256, cache_dir
+from capkit.data.datasets import _download, _sha256, cache_dir, store_whole
 from capkit.errors import CapkitError
 
 __all__ = ["ACS_EXCERPTS", "ACS_SHA256", "SDNIST_COMMIT", "SDNIST_URL", "acs_excerpt_file",
@@ -77,17 +76,7 @@ def _fetch(file: str, url: str, progress: bool) -> Path:
             f"BenchmarkData/ACSDataExcerpts/) in $CAPKIT_DATA/sdnist/ or "
             f"{cache_dir() / 'sdnist'}, or pass path=") from exc
     _verified(data, file, address)
-    target = cache_dir() / "sdnist"
-    target.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=target, prefix=".download.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target / file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target / file
+    return store_whole(data, cache_dir() / "sdnist", file)
 
 
 def acs_excerpt_file(name: str = "ma2019", path: str | os.PathLike | None = None, *,

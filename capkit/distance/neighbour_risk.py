@@ -54,10 +54,18 @@ def median_dcr_ratio(real: Encoded, synthetic: Encoded, *, zero_internal: str = 
     """
     if zero_internal not in ("inf", "syntheval"):
         raise CapkitError(f"zero_internal must be 'inf' or 'syntheval', got {zero_internal!r}")
-    mut = float(np.median(k_nearest(synthetic, real, 1, self_rule=self_rule)[:, 0]))
-    internal = float(np.median(k_nearest(real, real, 1, self_rule=self_rule, same=True)[:, 0]))
-    if internal != 0:
-        return mut / internal
+    return median_ratio(k_nearest(synthetic, real, 1, self_rule=self_rule)[:, 0],
+                        k_nearest(real, real, 1, self_rule=self_rule, same=True)[:, 0],
+                        zero_internal)
+
+
+def median_ratio(mutual: np.ndarray, internal: np.ndarray, zero_internal: str) -> float:
+    """The median of the synthetic records' nearest distances to the real ones over the median of
+    the real records' nearest distances among themselves, with :func:`median_dcr_ratio`'s rule
+    when the latter is 0 (one rule for every distance)."""
+    mut, inner = float(np.median(mutual)), float(np.median(internal))
+    if inner != 0:
+        return mut / inner
     if mut == 0:
         return 1.0
     return 0.0 if zero_internal == "syntheval" else math.inf
@@ -257,5 +265,5 @@ def hitting_rate(real: Encoded, synthetic: Encoded, thres_percent: float = 1 / 3
 
 
 __all__ = ["HIT_PAIR_BATCH", "adversarial_accuracy", "entropy_weights",
-           "epsilon_identifiability", "hitting_rate", "median_dcr_ratio", "nnaa", "nnaa_with",
-           "nndr"]
+           "epsilon_identifiability", "hitting_rate", "median_dcr_ratio", "median_ratio", "nnaa",
+           "nnaa_with", "nndr"]

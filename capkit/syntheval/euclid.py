@@ -23,12 +23,10 @@ capkit raises an error that says so.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy.stats import entropy
 
-from capkit.distance.neighbour_risk import nnaa_with
+from capkit.distance.neighbour_risk import median_ratio, nnaa_with
 from capkit.distance.neighbours import Encoded
 from capkit.errors import CapkitError
 
@@ -78,13 +76,9 @@ def median_dcr_ratio(real: np.ndarray, synthetic: np.ndarray, *, self_rule: str 
                      zero_internal: str = "syntheval") -> float:
     """SynthEval's ``mDCR`` on the Euclidean distance (0 when the real median is 0 and the
     synthetic one is not, or ``inf`` with ``zero_internal="inf"``; both 0 give 1)."""
-    mut = float(np.median(k_nearest(synthetic, real, 1, self_rule=self_rule)[:, 0]))
-    internal = float(np.median(k_nearest(real, real, 1, self_rule=self_rule, same=True)[:, 0]))
-    if internal != 0:
-        return mut / internal
-    if mut == 0:
-        return 1.0
-    return 0.0 if zero_internal == "syntheval" else math.inf
+    return median_ratio(k_nearest(synthetic, real, 1, self_rule=self_rule)[:, 0],
+                        k_nearest(real, real, 1, self_rule=self_rule, same=True)[:, 0],
+                        zero_internal)
 
 
 def _ratio(a: np.ndarray, b: np.ndarray, self_rule: str) -> np.ndarray:

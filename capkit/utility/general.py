@@ -138,6 +138,13 @@ def prepare(original: pd.DataFrame, frames: list[pd.DataFrame], names: list[str]
     return data, syns, excluded
 
 
+def _null_deviance(t: np.ndarray) -> float:
+    """Deviance of the intercept-only logit: ``-2 sum(t log c + (1 - t) log(1 - c))``."""
+    c = float(np.mean(t))
+    n1 = float(np.sum(t))
+    return -2.0 * (n1 * np.log(c) + (len(t) - n1) * np.log(1.0 - c))
+
+
 def _levels_for_count(frame: pd.DataFrame) -> list[int]:
     return [len(frame[c].cat.categories) if isinstance(frame[c].dtype, pd.CategoricalDtype)
             else 0 for c in frame.columns]
@@ -147,15 +154,16 @@ class _Model:
     """One propensity model's settings, applied to a synthesis against a reference file."""
 
     def __init__(self, method: str, maxorder: int, cp: float, minbucket: int, maxit: int,
-                 k_syn: bool) -> None:
+                 k_syn: bool, compat: str | None = None) -> None:
         self.method, self.maxorder, self.cp = method, maxorder, cp
         self.minbucket, self.maxit, self.k_syn = minbucket, maxit, k_syn
+        self.compat = compat
 
     def scores(self, frame: pd.DataFrame, t: np.ndarray) -> tuple[np.ndarray, Any, int]:
         if self.method == "cart":
             score, tree = cart_scores(frame, t, self.cp, self.minbucket)
             return score, tree, -1
-        score, fit = logit_scores(frame, t, self.maxorder, self.maxit)
+        score, fit = logit_scores(frame, t, self.maxorder, self.maxit, self.compat)
         return score, fit, fit["rank"] - 1
 
     def run(self, syn: pd.DataFrame, ref: pd.DataFrame) -> dict[str, Any]:
@@ -205,7 +213,10 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
     seed
         Seed of the permutations (numpy's generator).
     compat
-        None, or ``"synthpop"`` to reproduce synthpop's quirks (docs/synthpop-differences.md).
+        None, or ``"synthpop"`` to reproduce synthpop's quirks (docs/synthpop-differences.md);
+        for ``method="logit"`` it fits the model with R's own arithmetic
+        (:func:`capkit.utility.glm_r.fit_logit_r`), which reproduces R's fit also where its
+        iterations leave the maximum likelihood (flagged in ``warnings``).
 
     Returns
     -------
@@ -253,12 +264,14 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
                 f"the logit model would have {nparams} parameters, more than max_params = "
                 f"{max_params} (synthpop stops here): choose fewer variables with vars=, a "
                 "lower maxorder, or raise max_params")
-    model = _Model(method, int(maxorder), float(cp), int(minbucket), int(maxit), bool(k_syn))
+    model = _Model(method, int(maxorder), float(cp), int(minbucket), int(maxit), bool(k_syn),
+                   compat)
     rng = np.random.default_rng(seed)
     keys = ("pMSE", "SPECKS", "PO50", "U")
     res: dict[str, list] = {k: [] for k in keys}
     s_vals = {f"S_{k}": [np.nan] * m for k in keys}
     scores, fits, separated, nulls, nnosplits = [], [], [], [], []
+    warnings: list[str] = []
     null_mean, null_sd = np.full(m, np.nan), np.full(m, np.nan)
     df = np.nan
     for j, syn in enumerate(syns):
@@ -268,6 +281,12 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         scores.append(run["score"])
         fits.append(run["fit"])
         separated.append(bool(np.max(np.abs(run["score"] - run["t"])) < 1e-6))
+        if method == "logit" and run["fit"]["deviance"] > _null_deviance(run["t"]):
+            warnings.append(f"synthesis {j + 1}: the logit fit's deviance "
+                            f"({run['fit']['deviance']:.6g}) is above the null deviance "
+                            f"({_null_deviance(run['t']):.6g}): the IRLS iterations left the "
+                            "maximum likelihood (R's glm does so on some large models; "
+                            "compat='synthpop' reproduces it) and the scores mean little")
         if method == "logit" and resamp_method in (None, "none"):
             df = run["km1"]
         if resamp_method is None:  # logit: the expectation
@@ -309,7 +328,6 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         null_mean[:] = nulls[0]["mean_pMSE"] / 2
         null_sd[:] = nulls[0]["sd_pMSE"] / 2
         nnosplits = [[int((np.asarray(sims["pMSE"]) < 1e-8).sum()), len(sims["pMSE"])]]
-    warnings = []
     if excluded:
         warnings.append(f"columns with a single value or none in both files left out: "
                         f"{excluded}")

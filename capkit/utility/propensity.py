@@ -11,7 +11,8 @@ classifies right, minus 50) and U (the Wilcoxon W).
 
 The models are synthpop's: ``rpart(t ~ ., method = "class", cp, minbucket)`` (grown by
 :func:`capkit.synth.cart.fit`, rpart's own rules; the score of a record is its leaf's share of
-synthetic records) or the logit :func:`capkit.utility.glm.fit_logit`.
+synthetic records) or the logit :func:`capkit.utility.glm.fit_logit`
+(:func:`capkit.utility.glm_r.fit_logit_r` under ``compat="synthpop"``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pandas as pd
 
 from capkit.errors import CapkitError
 from capkit.synth import cart
-from capkit.utility import glm
+from capkit.utility import glm, glm_r
 from capkit.utility.ranks import scores_ks, scores_w
 
 
@@ -107,9 +108,17 @@ def cart_scores(frame: pd.DataFrame, t: np.ndarray, cp: float, minbucket: int
     return score, tree
 
 
-def logit_scores(frame: pd.DataFrame, t: np.ndarray, maxorder: int, maxit: int
-                 ) -> tuple[np.ndarray, dict]:
-    """``fitted(glm(t ~ .^(maxorder + 1), binomial))`` (``t ~ .`` for maxorder 0)."""
+def logit_scores(frame: pd.DataFrame, t: np.ndarray, maxorder: int, maxit: int,
+                 compat: str | None = None) -> tuple[np.ndarray, dict]:
+    """``fitted(glm(t ~ .^(maxorder + 1), binomial))`` (``t ~ .`` for maxorder 0).
+
+    ``compat="synthpop"`` fits it with R's own arithmetic (:func:`capkit.utility.glm_r.
+    fit_logit_r`, the rank decided at every iteration on the weighted matrix, as R does),
+    which reproduces R also where its iterations leave the maximum likelihood; otherwise
+    :func:`capkit.utility.glm.fit_logit` (the aliased columns found once)."""
     X = glm.model_matrix(frame, maxorder)
-    fit = glm.fit_logit(X, t, maxit=maxit)
+    if compat == "synthpop":
+        fit = glm_r.fit_logit_r(X, t, maxit=maxit)
+    else:
+        fit = glm.fit_logit(X, t, maxit=maxit)
     return fit["fitted"], fit

@@ -10,7 +10,6 @@ and against the front fixed below from the risks chosen for the releases.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np

@@ -50,7 +50,12 @@ def risk_utility_map(table: pd.DataFrame, title: str = "") -> Figure:
     limit_r, limit_u = attrs.get("risk_limit"), attrs.get("utility_limit")
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
-    if limit_u is not None:
+    if limit_u is not None:  # the region's edges in view
+        pad = 0.03 * (y1 - y0)
+        y0, y1 = min(y0, limit_u - pad), max(y1, limit_u + pad)
+        if limit_r is not None:
+            pad = 0.03 * (x1 - x0)
+            x0, x1 = min(x0, limit_r - pad), max(x1, limit_r + pad)
         ys = (limit_u, max(y1, limit_u)) if better_up else (min(y0, limit_u), limit_u)
         if limit_r is not None:
             ax.fill_between([min(x0, limit_r), limit_r], *ys, color=REGION_COLOUR, alpha=0.15,

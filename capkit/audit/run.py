@@ -212,8 +212,8 @@ def audit(original: pd.DataFrame,
         columns the measures use; the report then has a utility section and, with several
         syntheses, the risk-utility map.
     utility_nperms
-        Permutations of the CART propensity model for its S_pMSE (synthpop's default 50;
-        0: none, S_pMSE NA), seeded by ``seed``.
+        Permutations of the CART propensity model for its S_pMSE (capkit's default 20,
+        synthpop's 50; 0: none, S_pMSE NA), seeded by ``seed``.
 
     Returns
     -------

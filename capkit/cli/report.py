@@ -165,7 +165,8 @@ def pictures(result: Audit) -> list[Picture]:
                                       "CART propensity S_pMSE, or SDNist's k-marginal score.")
 @click.option("--nperms", type=int, default=NPERMS, show_default=True,
               help="Permutations of the CART propensity model for its S_pMSE in the utility "
-                   "section (synthpop's default; 0: none, S_pMSE NA), seeded by --seed.")
+                   "section (synthpop's default is 50; 0: none, S_pMSE NA), seeded by --seed; "
+                   "its standard error is printed beside it.")
 @opts.ESCAPE_FORMULAS
 @opts.FORMAT
 @opts.OUTPUT

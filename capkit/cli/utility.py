@@ -76,7 +76,8 @@ def _check_headers(original: Path, synthetic: list[Path], sep: str | None) -> No
               help="Tables listed per synthesis as fitting worst (one-way and two-way each).")
 @click.option("--nperms", type=int, default=NPERMS, show_default=True,
               help="Permutations of the CART propensity model for its S_pMSE (synthpop's "
-                   "default; 0: pMSE only, S_pMSE NA), seeded by --seed.")
+                   "default is 50; 0: pMSE only, S_pMSE NA), seeded by --seed; its standard "
+                   "error is printed beside it.")
 @click.option("--ngroups", type=int, default=5, show_default=True,
               help="Quantile groups of a numeric column in the tables and the k-marginal.")
 @click.option("--seed", type=int, default=0, show_default=True,

@@ -23,7 +23,8 @@ _INTRO = (
     "distance between the two files' 2-way marginals) x 500, from 0 to 1000 (1000: every 2-way "
     "marginal exact), on the columns coded as the tables code them.")
 
-_NO_PERM = ("its S_pMSE needs permutations (--nperms, synthpop's default 50) and is NA here.")
+_NO_PERM = ("its S_pMSE needs permutations (--nperms; synthpop's default is 50) and is NA "
+            "here.")
 _PERM = ("its S_pMSE divides pMSE by the mean of {n} refits to permuted labels (synthpop's "
          "permutation null, seed {seed}); SE (CART) is that mean's Monte Carlo error carried "
          "to S_pMSE: S_pMSE x (null sd / sqrt({n})) / null mean.")

@@ -10,7 +10,6 @@ and against the front fixed below from the risks chosen for the releases.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ from click.testing import CliRunner
 from capkit import utility
 from capkit.audit import audit
 from capkit.audit.findings import Finding
-from capkit.audit.utility_family import measure, reading, release_map
+from capkit.audit.utility_family import NPERMS, measure, reading, release_map
 from capkit.cli import main
 from capkit.errors import CapkitError
 from capkit.report import render
@@ -87,12 +86,15 @@ def test_section_numbers_are_capkit_utility_s(releases, family) -> None:  # noqa
     original, named = releases
     for name, frame in named.items():
         got = family.releases[name]
-        gen = utility.gen(frame, original, method="cart", resamp_method="none")
+        gen = utility.gen(frame, original, method="cart", resamp_method="perm", nperms=NPERMS,
+                          seed=0)
         two = utility.tables(frame, original, tables="twoway", nworst=3)
         one = utility.tables(frame, original, tables="oneway", nworst=3)
         # the same function on the same frames: bit equality
         assert got.pMSE == float(gen.pMSE[0])
-        assert math.isnan(got.S_pMSE_general)  # no permutations: CART has no null here
+        assert got.S_pMSE_general == float(gen.S_pMSE[0])  # the report's permutations
+        sim = gen.null[0]["simpMSE"]
+        assert len(sim) == NPERMS == 20 and got.null_mean == float(np.mean(sim))
         assert got.S_pMSE == float(two.tabs["S_pMSE"].mean())
         pd.testing.assert_series_equal(got.worst_twoway, two.worstn)
         pd.testing.assert_series_equal(got.worst_oneway, one.worstn)

@@ -157,7 +157,8 @@ def audit(original: pd.DataFrame,
           allow_disjoint_levels: bool = False, numeric_targets: Sequence[str] = (),
           pair_budget: int | None = sampling.PAIR_BUDGET, weights: str | pd.Series | None = None,
           original_exposure: bool = True, sweep_size: int | None = 2,
-          workers: int | None = None, utility: bool = False) -> Audit:
+          workers: int | None = None, utility: bool = False,
+          utility_nperms: int = utility_family.NPERMS) -> Audit:
     """Run every measure family on every synthesis and judge each finding.
 
     Parameters
@@ -210,6 +211,9 @@ def audit(original: pd.DataFrame,
         synthpop's pMSE and one- and two-way table S_pMSE, SDNist's k-marginal score) on the
         columns the measures use; the report then has a utility section and, with several
         syntheses, the risk-utility map.
+    utility_nperms
+        Permutations of the CART propensity model for its S_pMSE (capkit's default 20,
+        synthpop's 50; 0: none, S_pMSE NA), seeded by ``seed``.
 
     Returns
     -------
@@ -395,7 +399,8 @@ def audit(original: pd.DataFrame,
     worth = None
     if utility:  # what each synthesis is worth; a failure is said, the verdicts stand
         try:
-            worth = utility_family.measure(original, named, seed=seed)
+            worth = utility_family.measure(original, named, seed=seed,
+                                           nperms=utility_nperms)
             timings["utility"] = worth.seconds
         except CapkitError as exc:
             warns.append(f"utility not measured: {exc}")

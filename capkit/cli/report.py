@@ -19,7 +19,7 @@ import numpy as np
 from capkit import processes
 from capkit.audit import FAMILIES, Audit, at_risk, audit
 from capkit.audit.compare import before_after
-from capkit.audit.utility_family import release_map
+from capkit.audit.utility_family import NPERMS, UTILITY_AXES, release_map
 from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
@@ -160,8 +160,13 @@ def pictures(result: Audit) -> list[Picture]:
 @click.option("--map-risk", default=None, metavar="MEASURE",
               help="The map's risk: a finding's measure ('DiSCO', 'DiSCO (income)' or "
                    "'attribute: DiSCO (income)'); default: the finding with the worst verdict.")
-@click.option("--map-utility", type=click.Choice(["S_pMSE", "k-marginal"]), default="S_pMSE",
-              show_default=True, help="The map's utility axis.")
+@click.option("--map-utility", type=click.Choice(list(UTILITY_AXES)), default="S_pMSE",
+              show_default=True, help="The map's utility axis: the mean two-way S_pMSE, the "
+                                      "CART propensity S_pMSE, or SDNist's k-marginal score.")
+@click.option("--nperms", type=int, default=NPERMS, show_default=True,
+              help="Permutations of the CART propensity model for its S_pMSE in the utility "
+                   "section (synthpop's default is 50; 0: none, S_pMSE NA), seeded by --seed; "
+                   "its standard error is printed beside it.")
 @opts.ESCAPE_FORMULAS
 @opts.FORMAT
 @opts.OUTPUT
@@ -174,6 +179,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
            families: tuple[str, ...], records_path: Path | None, show_values: bool,
            treated_path: Path | None, weights: str | None, no_exposure: bool, sweep_size: int,
            no_sweep: bool, with_utility: bool, map_risk: str | None, map_utility: str,
+           nperms: int,
            escape_formulas: bool, fmt: str,
            output: Path | None, na_values: str, sep: str | None, allow_disjoint_levels: bool,
            quiet: bool) -> None:
@@ -199,6 +205,8 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
             synthetic = [*synthetic, treated_path]
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")
+        if nperms < 0:
+            raise CapkitError(f"--nperms must be 0 or more, got {nperms}")
         opts.check_outputs([*files, holdout_path, treated_path],
                            ("--output", output, None), ("--records", records_path, (".csv",)))
         opts.check_holdout(holdout_path, "pandas")
@@ -223,7 +231,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
                            numeric_targets=opts.split(numeric_targets, "--numeric-targets")
                            or (), weights=weight, original_exposure=not no_exposure,
                            sweep_size=None if no_sweep else sweep_size,
-                           utility=with_utility)
+                           utility=with_utility, utility_nperms=nperms)
         result.notes.extend(found)
         if not quiet:
             for w in result.warnings:

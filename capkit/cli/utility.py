@@ -16,7 +16,7 @@ import click
 import pandas as pd
 
 from capkit.audit.inputs import as_categories
-from capkit.audit.utility_family import measure
+from capkit.audit.utility_family import NPERMS, measure
 from capkit.cli import options as opts
 from capkit.cli.files import load_inputs
 from capkit.data.io import read_columns
@@ -44,10 +44,13 @@ def map_picture(table: pd.DataFrame) -> Picture:
         plt.close(fig)
     good = [str(n) for n in table.index[(table["region"] == "not flagged and useful")
                                         .to_numpy(bool)]]
-    return Picture(f"Risk-utility map: the risk of {table.attrs.get('risk_measure')} (x, with "
-                   "its 95% interval) against the utility (y, better upwards); red: the Pareto "
-                   "front. Not flagged and useful: " + (", ".join(good) or "no release") + ".",
-                   svg)
+    region = ("" if table.attrs.get("axis") == "k-marginal" else
+              " Shaded: useful (S_pMSE below 10); ringed: the releases in it that their "
+              "verdict does not flag.")
+    return Picture(f"Risk-utility map: the risk of {table.attrs.get('risk_measure')} (x) "
+                   f"against {table.attrs.get('utility_name')} (y, better upwards), each with "
+                   "its 95% interval; red: the Pareto front." + region +
+                   " Not flagged and useful: " + (", ".join(good) or "no release") + ".", svg)
 
 
 def _check_headers(original: Path, synthetic: list[Path], sep: str | None) -> None:
@@ -71,12 +74,14 @@ def _check_headers(original: Path, synthetic: list[Path], sep: str | None) -> No
               help="The original file the syntheses were made from.")
 @click.option("--nworst", type=int, default=5, show_default=True,
               help="Tables listed per synthesis as fitting worst (one-way and two-way each).")
-@click.option("--nperms", type=int, default=0, show_default=True,
-              help="Permutations of the CART propensity model for its S_pMSE (synthpop uses "
-                   "50; 0: pMSE only, each permutation costs one more tree).")
+@click.option("--nperms", type=int, default=NPERMS, show_default=True,
+              help="Permutations of the CART propensity model for its S_pMSE (synthpop's "
+                   "default is 50; 0: pMSE only, S_pMSE NA), seeded by --seed; its standard "
+                   "error is printed beside it.")
 @click.option("--ngroups", type=int, default=5, show_default=True,
               help="Quantile groups of a numeric column in the tables and the k-marginal.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the permutations.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the permutations and of the k-marginal bootstrap.")
 @opts.FORMAT
 @opts.OUTPUT
 @opts.NA_VALUES

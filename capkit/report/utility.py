@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from capkit.audit.utility_family import UtilityFamily, reading
+from capkit.audit.utility_family import KMARGINAL_REPLICATES, UtilityFamily, reading
 from capkit.report.model import Section, Table
 
 _INTRO = (
@@ -23,8 +23,15 @@ _INTRO = (
     "distance between the two files' 2-way marginals) x 500, from 0 to 1000 (1000: every 2-way "
     "marginal exact), on the columns coded as the tables code them.")
 
-_NO_PERM = ("its S_pMSE needs permutations (capkit utility --nperms 50) and is NA here.")
-_PERM = ("its S_pMSE divides pMSE by the mean of {n} refits to permuted labels.")
+_NO_PERM = ("its S_pMSE needs permutations (--nperms; synthpop's default is 50) and is NA "
+            "here.")
+_PERM = ("its S_pMSE divides pMSE by the mean of {n} refits to permuted labels (synthpop's "
+         "permutation null, seed {seed}); SE (CART) is that mean's Monte Carlo error carried "
+         "to S_pMSE: S_pMSE x (null sd / sqrt({n})) / null mean.")
+
+_SE = ("Standard errors: of the two-way mean, the standard deviation over the tables / "
+       "sqrt(tables); of the k-marginal score, the standard deviation of {b} bootstrap "
+       "replicates (each file's records drawn with replacement, seed {seed}).")
 
 _MAP = (
     "Duncan, Keller-McNulty & Stokes's risk-utility map: each release's risk on one finding "
@@ -36,11 +43,16 @@ _MAP = (
 
 def utility_sections(family: UtilityFamily) -> list[Section]:
     """The summary of every release and the tables that fit worst."""
-    perm = _PERM.format(n=family.nperms) if family.nperms > 0 else _NO_PERM
+    perm = (_PERM.format(n=family.nperms, seed=family.seed) if family.nperms > 0
+            else _NO_PERM)
     items = []
     for name, u in family.releases.items():
-        line = (f"{name}: S_pMSE {u.S_pMSE:.2f} ({reading(u.S_pMSE)}), k-marginal "
-                f"{u.kmarginal}, pMSE {u.pMSE:.5f}")
+        line = (f"{name}: S_pMSE {u.S_pMSE:.2f} +- {u.S_pMSE_se:.2f} ({reading(u.S_pMSE)}), "
+                f"k-marginal {u.kmarginal} +- {u.kmarginal_se:.1f}, pMSE {u.pMSE:.5f}")
+        if family.nperms > 0:
+            line += (f", S_pMSE (CART) {u.S_pMSE_general:.2f} +- {u.S_pMSE_general_se:.2f} "
+                     f"({reading(u.S_pMSE_general)}; null mean {u.null_mean:.3g}, sd "
+                     f"{u.null_sd:.3g}, {family.nperms} permutations)")
         if u.separated:
             line += ("; the propensity model separates the files perfectly (pMSE at its "
                      "maximum): the synthesis is told apart from the original record by record")
@@ -48,7 +60,8 @@ def utility_sections(family: UtilityFamily) -> list[Section]:
         items += [f"{name}: {w}" for w in u.warnings]
     tables = [Table("Utility per synthesis", family.table(), digits=4,
                     note="S_pMSE 1-way / 2-way: means over the tables; reading: synthpop's, "
-                         "of the 2-way mean; k-marginal: 0 to 1000, higher is better.")]
+                         "of the 2-way mean; k-marginal: 0 to 1000, higher is better; SE: "
+                         "standard errors (see above).")]
     for name, u in family.releases.items():
         worst = pd.concat([
             pd.DataFrame({"tables": "1-way", "S_pMSE": u.worst_oneway.to_numpy(float)},
@@ -61,27 +74,36 @@ def utility_sections(family: UtilityFamily) -> list[Section]:
                             note=f"the {family.nworst} one-way and two-way tables with the "
                                  "largest S_pMSE, as synthpop's utility.tables lists them "
                                  "(nworst)."))
-    return [Section("Utility", paragraphs=[_INTRO.format(groups=family.ngroups, perm=perm)],
+    return [Section("Utility", paragraphs=[_INTRO.format(groups=family.ngroups, perm=perm),
+                                           _SE.format(b=KMARGINAL_REPLICATES, seed=family.seed)],
                     items=items, tables=tables)]
+
+
+_INTERVAL = {
+    "S_pMSE": "the standard error over the two-way tables (sd / sqrt(tables)).",
+    "S_pMSE (CART)": "the permutation null's Monte Carlo error (S_pMSE x null sd / "
+                     "sqrt(nperms) / null mean).",
+    "k-marginal": "the standard deviation of the bootstrap replicates over records.",
+}
 
 
 def map_section(table: pd.DataFrame, chosen_by_user: bool) -> Section:
     """The risk-utility map as a table, with the front and the region named."""
     axis = table.attrs.get("axis", "S_pMSE")
-    useful = ("useful: S_pMSE below 10 (synthpop's 'good')." if axis == "S_pMSE" else
+    useful = ("useful: S_pMSE below 10 (synthpop's 'good')." if axis != "k-marginal" else
               "the k-marginal score has no usefulness threshold (SDNist reads it against "
               "sub-samples of the target), so no release is called useful or not.")
     why = "named with --map-risk" if chosen_by_user else "the finding with the worst verdict"
-    frame = table[["risk", "risk_low", "risk_high", "utility", "verdict", "pareto",
-                   "region"]].copy()
+    frame = table[["risk", "risk_low", "risk_high", "utility", "utility_low", "utility_high",
+                   "verdict", "pareto", "region"]].copy()
     frame["pareto"] = frame["pareto"].map({True: "yes", False: "no"})
-    frame.columns = ["risk", "risk low", "risk high", table.attrs["utility_name"], "verdict",
-                     "Pareto front", "region"]
+    frame.columns = ["risk", "risk low", "risk high", table.attrs["utility_name"],
+                     "utility low", "utility high", "verdict", "Pareto front", "region"]
     front = [str(n) for n in table.index[table["pareto"].to_numpy(bool)]]
     good = [str(n) for n in table.index[(table["region"] == "not flagged and useful")
                                         .to_numpy(bool)]]
     items = [f"Pareto front: {', '.join(front) if front else 'none (a risk is missing)'}"]
-    if axis == "S_pMSE":
+    if axis != "k-marginal":
         items.append("not flagged and useful: " + (", ".join(good) if good else
                                                    "no release (none is both)"))
     return Section(
@@ -92,7 +114,9 @@ def map_section(table: pd.DataFrame, chosen_by_user: bool) -> Section:
         tables=[Table("The risk-utility map", frame, digits=2,
                       units={"risk": "%", "risk low": "%", "risk high": "%"},
                       note="risk: (m - c) / (1 - c) of the finding, with its 95% interval; "
-                           "the utility has no interval (one synthesis per release).")])
+                           "utility: with its 95% interval, value +- 1.96 standard errors "
+                           "(cut at 0, and at 1000 for the k-marginal score): "
+                           + _INTERVAL[axis])])
 
 
 def map_entries(table: pd.DataFrame) -> dict[str, object]:

@@ -41,97 +41,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from capkit.synth._rpart_order import node_sums, partition, root_orders, rpart_order
 from capkit.synth._rpart_split import (
     HEURISTIC_CLASSES,
     LEFT,
     anova_cat,
     anova_cont,
-    gini_cat,
     gini_cat_ordered_by_classes,
+    gini_cat_search,
     gini_cont,
 )
-
-
-@njit(cache=True)
-def _insertion(x, idx, start, stop):
-    for i in range(start + 1, stop + 1):
-        xv = x[i]
-        iv = idx[i]
-        j = i - 1
-        while j >= start and x[j] > xv:
-            x[j + 1] = x[j]
-            idx[j + 1] = idx[j]
-            j -= 1
-        x[j + 1] = xv
-        idx[j + 1] = iv
-
-
-@njit(cache=True)
-def rpart_order(values):
-    """Permutation that sorts ``values`` the way rpart's quicksort does (ties included)."""
-    n = values.shape[0]
-    x = values.copy()
-    idx = np.arange(n)
-    # rpart recurs on the shorter part and loops on the longer; the parts are disjoint, so
-    # keeping the longer one on a stack and going on with the shorter gives the same order
-    stack = np.empty(256, dtype=np.int64)
-    stack[0] = 0
-    stack[1] = n - 1
-    top = 2
-    while top > 0:
-        top -= 2
-        start = stack[top]
-        stop = stack[top + 1]
-        while start < stop:
-            if stop - start < 11:
-                _insertion(x, idx, start, stop)
-                break
-            i = start
-            j = stop
-            k = (start + stop) // 2
-            med = x[k]
-            if x[i] >= x[k]:
-                if x[j] > x[k]:
-                    med = x[j] if x[i] > x[j] else x[i]
-            elif x[j] < x[k]:
-                med = x[i] if x[i] > x[j] else x[j]
-            while i < j:
-                while x[i] < med:
-                    i += 1
-                while x[j] > med:
-                    j -= 1
-                if i < j:
-                    if x[i] > x[j]:
-                        t = x[i]
-                        x[i] = x[j]
-                        x[j] = t
-                        ti = idx[i]
-                        idx[i] = idx[j]
-                        idx[j] = ti
-                    i += 1
-                    j -= 1
-            while x[i] >= med and i > start:
-                i -= 1
-            while x[j] <= med and j < stop:
-                j += 1
-            if i - start < stop - j:
-                if stop - j > 0:
-                    stack[top] = j
-                    stack[top + 1] = stop
-                    top += 2
-                stop = i
-                if i - start <= 0:
-                    break
-            else:
-                if i - start > 0:
-                    stack[top] = start
-                    stack[top + 1] = i
-                    top += 2
-                start = j
-                if stop - j <= 0:
-                    break
-    return idx
-
 
 # ---------------------------------------------------------------- node evaluation ------------
 
@@ -183,18 +102,59 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     node arrays (numbers, children, split variable / point / directions, size, risk,
     complexity, improvement, class counts) and the final record order with each node's range.
     """
+    return grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp,
+                       maxnode, max_exhaustive, root_orders(X, ncat))
+
+
+@njit(cache=True, nogil=True)
+def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode,
+                max_exhaustive, roots):
+    """:func:`grow` with the root orders of :func:`root_orders` given (not modified).
+
+    A node's records are kept in each continuous predictor's order with their values and
+    responses beside them (so the split search reads them in sequence); every categorical
+    predictor keeps the data order, one order shared by all of them (rpart's partition is
+    stable, so their orders never differ). The GIL is released: independent fits may run on
+    threads.
+    """
     p, n = X.shape
     maxcat = 1
     for i in range(p):
         if ncat[i] > maxcat:
             maxcat = ncat[i]
-    sorts = np.empty((p, n), dtype=np.int64)
+    slot = np.full(p, -1, dtype=np.int64)
+    nnum = 0
     for i in range(p):
         if ncat[i] == 0:
-            sorts[i] = rpart_order(X[i])
-        else:
+            slot[i] = nnum
+            nnum += 1
+    sidx = np.empty((nnum, n), dtype=np.int64)
+    sx = np.empty((nnum, n))
+    sy = np.empty((nnum, n))
+    for i in range(p):
+        q = slot[i]
+        if q >= 0:
             for j in range(n):
-                sorts[i, j] = j
+                r = roots[i, j]
+                sidx[q, j] = r
+                sx[q, j] = X[i, r]
+                sy[q, j] = y[r]
+    cidx = np.arange(n)
+    cy = y.copy()
+    # categorical codes record by record (one cache line per record), and their node sums
+    cslot = np.full(p, -1, dtype=np.int64)
+    ncatv = 0
+    for i in range(p):
+        if ncat[i] > 0:
+            cslot[i] = ncatv
+            ncatv += 1
+    xc = np.empty((n, ncatv), dtype=np.int32)
+    for i in range(p):
+        if cslot[i] >= 0:
+            for j in range(n):
+                xc[j, cslot[i]] = int(X[i, j]) - 1
+    tmpx = np.empty(n)
+    tmpy = np.empty(n)
     maxnodes = 2 * (n // max(minbucket, 1)) + 3
     num = np.zeros(maxnodes, dtype=np.int64)
     lson = np.full(maxnodes, -1, dtype=np.int64)
@@ -218,7 +178,6 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     nsplit = np.zeros(maxnodes, dtype=np.int64)
     # scratch
     xt = np.empty(n)
-    yt = np.empty(n)
     tmp = np.empty(n, dtype=np.int64)
     goes = np.zeros(n, dtype=np.int8)
     c_counts = np.zeros(maxcat, dtype=np.int64)
@@ -231,6 +190,10 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     cs = np.zeros(maxcat, dtype=np.int64)
     bestcs = np.zeros(maxcat, dtype=np.int64)
     Cc = max(C, 1)
+    s_awt = np.zeros((ncatv, maxcat))
+    s_cnt = np.zeros((ncatv, maxcat), dtype=np.int64)
+    s_ccnt = np.zeros((ncatv, Cc, maxcat))
+    right0 = np.zeros(Cc)
     left = np.zeros(Cc)
     right = np.zeros(Cc)
     ccnt = np.zeros((Cc, maxcat))
@@ -243,8 +206,7 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     nobs[0] = n
     r1[0] = 0
     r2[0] = n
-    ident = np.arange(n)
-    risk[0] = _eval(0, n, ident, y, classification, C, counts[0])
+    risk[0] = _eval(0, n, cidx, y, classification, C, counts[0])
     cplx[0] = risk[0]
     alpha = cp * risk[0]
     nxt = 1
@@ -258,7 +220,8 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
             n2 = r2[me]
             if num[me] > 1:
                 nobs[me] = n2 - n1
-                risk[me] = _eval(n1, n2, sorts[0], y, classification, C, counts[me])
+                order = sidx[slot[0]] if slot[0] >= 0 else cidx
+                risk[me] = _eval(n1, n2, order, y, classification, C, counts[me])
                 t = risk[me]
                 if t > cplx[me]:
                     t = cplx[me]
@@ -276,45 +239,57 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
             bimp = 0.0
             bvar = -1
             bsp = np.nan
+            if classification and ncatv > 0:  # every factor's sums in one pass, data order
+                tot0, rwt0 = node_sums(n1, n2, cidx, cy, xc, aprior, C, left, right0, s_awt,
+                                        s_cnt, s_ccnt)
             for i in range(p):
                 nc = ncat[i]
-                k = 0
-                for jj in range(n1, n2):
-                    r = sorts[i, jj]
-                    xt[k] = X[i, r]
-                    yt[k] = y[r]
-                    k += 1
-                if k == 0 or (nc == 0 and xt[0] == xt[k - 1]):
-                    continue
+                k = n2 - n1
+                q = slot[i]
+                if q >= 0:
+                    if k == 0 or sx[q, n1] == sx[q, n2 - 1]:
+                        continue
+                elif not classification:
+                    for jj in range(n1, n2):
+                        xt[jj - n1] = X[i, cidx[jj]]
                 direction = LEFT
                 if classification:
                     if nc == 0:
-                        imp, direction = gini_cont(k, xt, yt, C, aprior, minbucket, left,
-                                                    right, sp)
+                        imp, direction = gini_cont(k, sx[q, n1:n2], sy[q, n1:n2], C, aprior,
+                                                    minbucket, left, right, sp)
                     else:
+                        f = cslot[i]
                         npresent = 0
                         for c in range(nc):
-                            c_counts[c] = 0
-                        for jj in range(k):
-                            c_counts[int(xt[jj]) - 1] += 1
-                        for c in range(nc):
-                            if c_counts[c] > 0:
+                            if s_cnt[f, c] > 0:
                                 npresent += 1
                         if C > 2 and npresent > max_exhaustive:
                             n_heuristic += 1
+                            for jj in range(n1, n2):
+                                xt[jj - n1] = X[i, cidx[jj]]
                             imp = gini_cat_ordered_by_classes(
-                                k, xt, yt, nc, C, aprior, minbucket, left, right, ccnt, c_w,
-                                c_counts, c_val, present, tsplit, gray, cs, HEURISTIC_CLASSES)
+                                k, xt, cy[n1:n2], nc, C, aprior, minbucket, left, right, ccnt,
+                                c_w, c_counts, c_val, present, tsplit, gray, cs,
+                                HEURISTIC_CLASSES)
                         else:
-                            imp = gini_cat(k, xt, yt, nc, C, aprior, minbucket, left, right,
-                                            ccnt, c_w, c_counts, c_val, present, tsplit, gray,
-                                            cs)
+                            for c in range(nc):
+                                c_w[c] = s_awt[f, c]
+                                c_counts[c] = s_cnt[f, c]
+                                for j in range(C):
+                                    ccnt[j, c] = s_ccnt[f, j, c]
+                            for j in range(C):
+                                left[j] = 0.0
+                                right[j] = right0[j]
+                            imp = gini_cat_search(k, nc, C, aprior, minbucket, left, right,
+                                                  ccnt, c_w, c_counts, c_val, present, tsplit,
+                                                  gray, cs, tot0, rwt0)
                 else:
                     if nc == 0:
-                        imp, direction = anova_cont(k, xt, yt, minbucket, risk[me], sp)
+                        imp, direction = anova_cont(k, sx[q, n1:n2], sy[q, n1:n2],
+                                                    minbucket, risk[me], sp)
                     else:
-                        imp = anova_cat(k, xt, yt, nc, minbucket, risk[me], c_counts, c_w,
-                                         c_sum, c_val, present, tsplit, gray, cs)
+                        imp = anova_cat(k, xt, cy[n1:n2], nc, minbucket, risk[me], c_counts,
+                                        c_w, c_sum, c_val, present, tsplit, gray, cs)
                 if imp > iscale:
                     iscale = imp
                 if imp > iscale * 1e-10:
@@ -347,7 +322,7 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
             # ---- nodesplit: left records then right ones, order kept, for every variable
             nleft = 0
             for jj in range(n1, n2):
-                r = sorts[bvar, jj]
+                r = cidx[jj]
                 if ncat[bvar] == 0:
                     d = bestcs[0] if X[bvar, r] < bsp else -bestcs[0]
                 else:
@@ -355,19 +330,9 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
                 goes[r] = 1 if d == LEFT else 2
                 if d == LEFT:
                     nleft += 1
-            for i in range(p):
-                a = n1
-                b = 0
-                for jj in range(n1, n2):
-                    r = sorts[i, jj]
-                    if goes[r] == 1:
-                        sorts[i, a] = r
-                        a += 1
-                    else:
-                        tmp[b] = r
-                        b += 1
-                for jj in range(b):
-                    sorts[i, a + jj] = tmp[jj]
+            for q in range(nnum):
+                partition(n1, n2, goes, sidx[q], sx[q], sy[q], tmp, tmpx, tmpy)
+            partition(n1, n2, goes, cidx, cy, cy, tmp, tmpx, tmpy)  # also the node's set
             lc = nxt
             nxt += 1
             num[lc] = 2 * num[me]
@@ -455,7 +420,7 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     return (num[:m].copy(), lson[:m].copy(), rson[:m].copy(), var[:m].copy(),
             spoint[:m].copy(), csplit[:m].copy(), nobs[:m].copy(), risk[:m].copy(),
             cplx[:m].copy(), improve[:m].copy(), counts[:m].copy(), r1[:m].copy(),
-            r2[:m].copy(), sorts[0].copy(), n_heuristic)
+            r2[:m].copy(), (sidx[slot[0]] if slot[0] >= 0 else cidx).copy(), n_heuristic)
 
 
 @njit(cache=True)
@@ -485,3 +450,6 @@ def route(Xk, left, right, var, cut, direction, is_factor, size):
             cur = left[cur] if d == -1 else right[cur]
         out[i] = cur
     return out
+
+
+__all__ = ["grow", "grow_sorted", "root_orders", "route", "rpart_order"]

@@ -210,10 +210,6 @@ def gini_cont(k, xt, yt, C, aprior, edge, left, right, out_split):
 def gini_cat(k, xt, yt, nclass, C, aprior, edge, left, right, ccnt, awt, countn, rate,
               present, tsplit, gray, csplit):
     total, rwt = _gini_total(k, yt, C, aprior, left, right)
-    best = total
-    lwt = 0.0
-    rtot = k
-    ltot = 0
     for c in range(nclass):
         awt[c] = 0.0
         countn[c] = 0
@@ -225,6 +221,20 @@ def gini_cat(k, xt, yt, nclass, C, aprior, edge, left, right, ccnt, awt, countn,
         awt[c] += aprior[j]
         countn[c] += 1
         ccnt[j, c] += 1.0
+    return gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, rate,
+                           present, tsplit, gray, csplit, total, rwt)
+
+
+@njit(cache=True)
+def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, rate, present,
+                    tsplit, gray, csplit, total, rwt):
+    """:func:`gini_cat` from its sums: per level the summed priors ``awt``, the records
+    ``countn`` and the class counts ``ccnt``; ``left`` zero and ``right`` the node's class
+    counts, ``total`` and ``rwt`` as :func:`_gini_total` gives them."""
+    best = total
+    lwt = 0.0
+    rtot = k
+    ltot = 0
     for c in range(nclass):
         present[c] = awt[c] != 0
         if present[c]:

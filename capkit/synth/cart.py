@@ -20,6 +20,7 @@ never affect the training partition, only where such rare synthetic records are 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,6 +196,20 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
         y gets rpart's exhaustive subset search; above it, a heuristic (see
         :mod:`capkit.synth._rpart_kernel`) and :attr:`Tree.exact` is False.
     """
+    return fit_many(X, kinds, nlev, [y], classification, n_classes=n_classes,
+                    minbucket=minbucket, cp=cp, maxdepth=maxdepth, max_exhaustive=max_exhaustive,
+                    predictors=predictors)[0]
+
+
+def fit_many(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, ys: list[np.ndarray],
+             classification: bool, *, n_classes: int = 0, minbucket: int = 5, cp: float = 1e-8,
+             maxdepth: int = MAXDEPTH, max_exhaustive: int = MAX_EXHAUSTIVE,
+             predictors: list[str] | None = None, workers: int = 1) -> list[Tree]:
+    """:func:`fit` of every response in ``ys`` on the same predictors (e.g. a permutation
+    null's refits to permuted labels): the predictors' codes and the sort order of every
+    continuous one are computed once, and the fits run on ``workers`` threads (the kernel
+    releases the GIL). Each tree is the one :func:`fit` grows for that response, whatever
+    ``workers`` is; they come back in the order of ``ys``."""
     X = np.asarray(X, dtype=float)
     if np.isnan(X).any():
         raise CapkitError("cart.fit: missing predictor values (rpart would need surrogate "
@@ -206,26 +221,33 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
     n, p = X.shape
     ncat = np.where(kinds == FACTOR, nlev, 0).astype(np.int64)
     Xk = np.ascontiguousarray(_kernel_codes(X, kinds).T)
+    roots = _rpart_kernel.root_orders(Xk, ncat)
     C = int(n_classes) if classification else 0
-    yk = np.ascontiguousarray(y, dtype=float)
-    aprior = altered_priors(yk, C) if classification else np.zeros(1)
-    maxnode = 2 ** int(maxdepth) - 1
-    (num, lson, rson, var, spoint, csplit, nobs, risk, cplx, improve, counts, r1, r2,
-     order0, n_heuristic) = _rpart_kernel.grow(
-        Xk, ncat, yk, bool(classification), C, aprior, MINSPLIT_FACTOR * int(minbucket),
-        int(minbucket), float(cp), maxnode, int(max_exhaustive))
-    leaf_row = np.empty(n, dtype=np.int64)
-    leaves = np.flatnonzero(lson < 0)
-    lens = r2[leaves] - r1[leaves]
-    leaf_row[order0[np.repeat(r1[leaves], lens) + _ranges(lens)]] = np.repeat(leaves, lens)
-    return Tree(
-        method="class" if classification else "anova",
-        predictors=list(predictors) if predictors is not None else [f"x{j}" for j in range(p)],
-        kinds=kinds, nlev=nlev, node=num, left=lson, right=rson, var=var, cut=spoint,
-        direction=csplit, n=nobs, dev=risk, complexity=cplx, improve=improve,
-        counts=counts if classification else np.zeros((len(num), 0)),
-        training_leaves=num[leaf_row], leaf_row=leaf_row, exact=n_heuristic == 0,
-    )
+    names = list(predictors) if predictors is not None else [f"x{j}" for j in range(p)]
+
+    def one(y: np.ndarray) -> Tree:
+        yk = np.ascontiguousarray(y, dtype=float)
+        aprior = altered_priors(yk, C) if classification else np.zeros(1)
+        (num, lson, rson, var, spoint, csplit, nobs, risk, cplx, improve, counts, r1, r2,
+         order0, n_heuristic) = _rpart_kernel.grow_sorted(
+            Xk, ncat, yk, bool(classification), C, aprior, MINSPLIT_FACTOR * int(minbucket),
+            int(minbucket), float(cp), 2 ** int(maxdepth) - 1, int(max_exhaustive), roots)
+        leaf_row = np.empty(n, dtype=np.int64)
+        leaves = np.flatnonzero(lson < 0)
+        lens = r2[leaves] - r1[leaves]
+        leaf_row[order0[np.repeat(r1[leaves], lens) + _ranges(lens)]] = np.repeat(leaves, lens)
+        return Tree(
+            method="class" if classification else "anova", predictors=list(names),
+            kinds=kinds, nlev=nlev, node=num, left=lson, right=rson, var=var, cut=spoint,
+            direction=csplit, n=nobs, dev=risk, complexity=cplx, improve=improve,
+            counts=counts if classification else np.zeros((len(num), 0)),
+            training_leaves=num[leaf_row], leaf_row=leaf_row, exact=n_heuristic == 0,
+        )
+
+    if workers <= 1 or len(ys) <= 1:
+        return [one(y) for y in ys]
+    with ThreadPoolExecutor(max_workers=min(int(workers), len(ys))) as pool:
+        return list(pool.map(one, ys))
 
 
 def _ranges(lens: np.ndarray) -> np.ndarray:

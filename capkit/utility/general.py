@@ -30,10 +30,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from capkit import processes
 from capkit.errors import CapkitError
 from capkit.utility import glm, inputs
 from capkit.utility.grouping import group_num
-from capkit.utility.propensity import cart_scores, logit_scores, score_stats, stack
+from capkit.utility.propensity import (
+    cart_null_pmse,
+    cart_scores,
+    logit_scores,
+    score_stats,
+    stack,
+)
 from capkit.utility.result import UtilityResult
 
 #: The level missing values of a factor become (R's addNA).
@@ -166,6 +173,14 @@ class _Model:
         score, fit = logit_scores(frame, t, self.maxorder, self.maxit, self.compat)
         return score, fit, fit["rank"] - 1
 
+    def null(self, frame: pd.DataFrame, labels: list[np.ndarray], cc: float, workers: int
+             ) -> np.ndarray:
+        """The model refitted to each label vector: ``sum((p - c)^2) / N / 2`` of each."""
+        if self.method == "cart":
+            return cart_null_pmse(frame, labels, cc, self.cp, self.minbucket, workers)
+        return np.array([np.sum((self.scores(frame, t)[0] - cc) ** 2) / len(t) / 2
+                         for t in labels])
+
     def run(self, syn: pd.DataFrame, ref: pd.DataFrame) -> dict[str, Any]:
         n1, n2 = len(ref), len(syn)
         frame = stack(syn, ref)
@@ -183,7 +198,8 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         resamp_method: str | None = None, nperms: int = 50, cp: float = 1e-3,
         minbucket: int = 5, vars: Sequence[str] | None = None, maxit: int = 200,
         ngroups: int | None = None, cont_na: Mapping[str, Any] | None = None,
-        seed: int | None = 0, compat: str | None = None) -> UtilityResult:
+        seed: int | None = 0, compat: str | None = None, workers: int | None = None
+        ) -> UtilityResult:
     """synthpop's ``utility.gen(synthetic, original, ...)``: propensity-score utility.
 
     Parameters
@@ -212,6 +228,9 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         each, the value set to 0.
     seed
         Seed of the permutations (numpy's generator).
+    workers
+        Threads the permutation refits of the CART model run on (None: the cores this
+        process may use); the values do not depend on it.
     compat
         None, or ``"synthpop"`` to reproduce synthpop's quirks (docs/synthpop-differences.md);
         for ``method="logit"`` it fits the model with R's own arithmetic
@@ -267,6 +286,7 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
     model = _Model(method, int(maxorder), float(cp), int(minbucket), int(maxit), bool(k_syn),
                    compat)
     rng = np.random.default_rng(seed)
+    workers = processes.cores() if workers is None else max(1, int(workers))
     keys = ("pMSE", "SPECKS", "PO50", "U")
     res: dict[str, list] = {k: [] for k in keys}
     s_vals = {f"S_{k}": [np.nan] * m for k in keys}
@@ -295,12 +315,9 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
             # Snoke et al. (2018): pMSE / ((1 - c)^2 c / N) ~ chi-square on k - 1 df
             null_mean[j], null_sd[j] = expect, expect * np.sqrt(2.0 / run["km1"])
         elif resamp_method == "perm":
-            sim = np.empty(int(nperms))
-            for i in range(int(nperms)):
-                t = rng.permutation(run["t"]) if not k_syn else \
-                    rng.binomial(1, 0.5, len(run["t"]))
-                score, _, _ = model.scores(run["frame"], t)
-                sim[i] = np.sum((score - run["cc"]) ** 2) / len(t) / 2
+            labels = [rng.permutation(run["t"]) if not k_syn else
+                      rng.binomial(1, 0.5, len(run["t"])) for _ in range(int(nperms))]
+            sim = model.null(run["frame"], labels, run["cc"], workers)
             nulls.append({"simpMSE": sim, "mean": float(sim.mean()),
                           "sd": float(sim.std(ddof=1)) if len(sim) > 1 else np.nan})
             null_mean[j], null_sd[j] = nulls[-1]["mean"], nulls[-1]["sd"]

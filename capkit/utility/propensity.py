@@ -80,10 +80,9 @@ def stack(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def cart_scores(frame: pd.DataFrame, t: np.ndarray, cp: float, minbucket: int
-                ) -> tuple[np.ndarray, cart.Tree]:
-    """``predict(rpart(t ~ ., method = "class", control = rpart.control(cp, minbucket)))[, 2]``:
-    each record's leaf share of synthetic records."""
+def cart_design(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The predictors of ``rpart(t ~ ., ...)`` for :func:`capkit.synth.cart.fit`: values (factor
+    level codes from 0), kinds, levels per column and the column names."""
     names = list(frame.columns)
     X = np.empty((len(frame), len(names)))
     kinds = np.zeros(len(names), dtype=np.int64)
@@ -101,11 +100,39 @@ def cart_scores(frame: pd.DataFrame, t: np.ndarray, cp: float, minbucket: int
         else:
             X[:, j] = s.to_numpy(dtype=float)
             kinds[j] = cart.NUMERIC
+    return X, kinds, nlev, names
+
+
+def _leaf_scores(tree: cart.Tree) -> np.ndarray:
+    leaf = tree.leaf_row
+    return tree.counts[leaf, 1] / tree.n[leaf]
+
+
+def cart_scores(frame: pd.DataFrame, t: np.ndarray, cp: float, minbucket: int
+                ) -> tuple[np.ndarray, cart.Tree]:
+    """``predict(rpart(t ~ ., method = "class", control = rpart.control(cp, minbucket)))[, 2]``:
+    each record's leaf share of synthetic records."""
+    X, kinds, nlev, names = cart_design(frame)
     tree = cart.fit(X, kinds, nlev, np.asarray(t, dtype=np.int64), True, n_classes=2,
                     minbucket=int(minbucket), cp=float(cp), predictors=names)
-    leaf = tree.leaf_row
-    score = tree.counts[leaf, 1] / tree.n[leaf]
-    return score, tree
+    return _leaf_scores(tree), tree
+
+
+def cart_null_pmse(frame: pd.DataFrame, labels: list[np.ndarray], share: float, cp: float,
+                   minbucket: int, workers: int = 1) -> np.ndarray:
+    """The permutation null of the CART pMSE: for each label vector (permuted t), the tree
+    of :func:`cart_scores` refitted to it and ``sum((p - c)^2) / N / 2`` (synthpop's halving).
+
+    The refits share the predictors, so their codes and sort orders are computed once
+    (:func:`capkit.synth.cart.fit_many`); they are independent and run on ``workers`` threads.
+    Each value is the one a refit by :func:`cart_scores` gives, whatever ``workers`` is.
+    """
+    X, kinds, nlev, names = cart_design(frame)
+    trees = cart.fit_many(X, kinds, nlev, [np.asarray(t, dtype=np.int64) for t in labels],
+                          True, n_classes=2, minbucket=int(minbucket), cp=float(cp),
+                          predictors=names, workers=workers)
+    return np.array([np.sum((_leaf_scores(tree) - share) ** 2) / len(t) / 2
+                     for tree, t in zip(trees, labels, strict=True)])
 
 
 def logit_scores(frame: pd.DataFrame, t: np.ndarray, maxorder: int, maxit: int,

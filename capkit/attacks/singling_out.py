@@ -201,8 +201,14 @@ def prepare_frames(original: pd.DataFrame, synthetic: pd.DataFrame,
                              for argument, v in texts.items() if len(v) == 1)
             raise CapkitError(f"column {column!r} holds {said} values; code it the same way in "
                               "every frame")
-    prepared = {name: frame[columns].reset_index(drop=True) for name, frame in frames.items()}
+    prepared = {name: columns_view(frame, columns) for name, frame in frames.items()}
     return columns, kinds, prepared
+
+
+def columns_view(frame: pd.DataFrame, columns: list) -> pd.DataFrame:
+    """``frame[columns]`` with a 0..n-1 index, sharing the columns' arrays with ``frame``
+    (no copy of the records; the attack only reads them)."""
+    return pd.DataFrame({column: frame[column].array for column in columns}, copy=False)
 
 
 def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
@@ -254,7 +260,7 @@ def singling_out(original: pd.DataFrame, synthetic: pd.DataFrame, *,
     columns, kinds, frames = prepare_frames(original, synthetic, control)
     if not anonymeter_compat:  # draws by column position: name order, whatever the frames' order
         columns = sorted(columns, key=lambda c: (str(c), type(c).__name__))
-        frames = {name: frame[columns] for name, frame in frames.items()}
+        frames = {name: columns_view(frame, columns) for name, frame in frames.items()}
     if mode == "multivariate" and (isinstance(n_cols, bool) or not isinstance(
             n_cols, int | np.integer) or not 1 <= n_cols <= len(columns)):
         raise CapkitError(f"n_cols must be an integer from 1 to the number of columns "

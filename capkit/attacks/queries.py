@@ -40,10 +40,13 @@ __all__ = ["OPS", "ConditionTable", "FrameColumns", "column_kind", "match_counts
 #: The operators a condition may use.
 OPS = ("==", "!=", ">=", "<=", ">", "<", "is_null", "is_not_null")
 _ORDER_OPS = (">=", "<=", ">", "<")
-#: Bytes of condition masks held at once when counting by bit masks: at most this, and at
-#: most :data:`_MASK_BYTES_PER_CELL` per record and column of the frame (at least one query's).
+#: Bytes of condition masks held at once when counting by bit masks: at most
+#: :data:`_MASK_BYTES`, and at most :data:`_MASK_BYTES_PER_CELL` per record and column of the
+#: frame unless that is below :data:`_MASK_FLOOR` (small frames: few large blocks, as each
+#: block costs a pass over the records per column and operator); at least one query's masks.
 _MASK_BYTES = 1 << 28
 _MASK_BYTES_PER_CELL = 16
+_MASK_FLOOR = 1 << 26
 
 
 def column_kind(series: pd.Series) -> str:
@@ -366,7 +369,12 @@ class ConditionTable:
         Queries on at most three distinct columns are counted together per set of columns,
         from one histogram of the records' cells (:mod:`capkit.attacks._query_grid`): O(s (n k +
         G) + q 2^k) for s sets of k columns, n records, G <= 2^22 cells, q queries; the others
-        (and sets with few queries, where it is cheaper) by AND-ing bit masks, O(q k n / 64)."""
+        (and sets with few queries, where it is cheaper) by AND-ing bit masks, O(q k n / 64).
+
+        Memory: O(n + q k + G) above the coded columns, with the masks of a block of queries
+        bounded by :data:`_MASK_BYTES_PER_CELL` bytes per record and column of the frame (or
+        :data:`_MASK_FLOOR`) and by :data:`_MASK_BYTES`: written in place into one array, a
+        (column, operator)'s distinct masks built once and copied in bounded blocks."""
         index = self.index if rows is None else self.index[rows]
         if index.shape[1] == 1 and (index >= 0).all():
             counts, firsts = self._single_counts(columns, index[:, 0], True)
@@ -375,7 +383,7 @@ class ConditionTable:
             rest = np.flatnonzero(~served)
             ids = rest if rows is None else rows[rest]
             # bit masks in blocks of queries on the same columns (bounded memory)
-            budget = min(_MASK_BYTES, _MASK_BYTES_PER_CELL * columns.cells)
+            budget = min(_MASK_BYTES, max(_MASK_FLOOR, _MASK_BYTES_PER_CELL * columns.cells))
             step = max(1, budget // (8 * columns.words * index.shape[1]))
             for part in blocks_by_columns(self.conditions, self.index[ids], step):
                 masks, inverse = self.packed(columns, ids[part])

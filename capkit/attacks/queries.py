@@ -83,7 +83,7 @@ class FrameColumns:
     def _prepared(self, column: str) -> tuple:
         """(kind, each record's position in the sorted distinct values (-1 missing; the
         narrowest signed integer type that holds them), sorted distinct values as floats,
-        lookup label -> code for non-numeric columns, number of missing values).
+        lookup label -> code for non-numeric columns).
 
         Only this is kept per column (1 to 4 bytes a record for up to 2^31 distinct
         values): the missing values' mask and the valid records are derived per call."""
@@ -105,8 +105,7 @@ class FrameColumns:
                 codes = codes.astype(_code_type(len(uniques)), copy=False)
                 distinct = np.arange(len(uniques), dtype=float)
                 lookup = {value: code for code, value in enumerate(uniques.tolist())}
-                null = codes < 0
-            self._cache[column] = (kind, codes, distinct, lookup, int(null.sum()))
+            self._cache[column] = (kind, codes, distinct, lookup)
         return self._cache[column]
 
     def _assign(self, column: str, op: str, values: Sequence[object]) -> _Assignment:
@@ -114,7 +113,7 @@ class FrameColumns:
         first (``<``, ``<=``) or last (``>``, ``>=``) target it satisfies, or of the target it
         equals (m: none, and every missing value). Missing targets (None) match nothing. The
         search runs over the column's distinct values, then one gather maps every record."""
-        kind, codes, domain, lookup, _ = self._prepared(column)
+        kind, codes, domain, lookup = self._prepared(column)
         if kind == "numeric":
             targets = np.array([_numeric_value(v, column) for v in values], dtype=float)
         else:
@@ -154,7 +153,7 @@ class FrameColumns:
     def target(self, column: str, op: str, value: object) -> float:
         """``value`` of ``column op value`` as a float of :meth:`domain`'s scale (NaN:
         matches nothing); checks it as :meth:`masks` does."""
-        kind, _, _, lookup, _ = self._prepared(column)
+        kind, _, _, lookup = self._prepared(column)
         if kind == "numeric":
             return _numeric_value(value, column)
         if op in _ORDER_OPS:

@@ -20,11 +20,13 @@ bootstrap_with_noise`; needs ``CAPKIT_DATA``).
 
 Each measurement is a fresh child process (imports and compilation outside the timing; the
 time is ``time.process_time`` around the one call: CPU seconds, which a loaded machine changes
-less than wall time). Sizes run from small to large; at each size the two checkouts alternate,
-best of ``--repeat``; a checkout that passed ``--timeout`` seconds at one size is not run at
-larger ones. The script prints, per size, both times, their ratio, whether the results are
-identical (a fingerprint of every number the call returns), and the exponent between
-consecutive sizes (log ratio of times / log ratio of sizes).
+less than wall time). The child also reports its peak resident memory (``getrusage``: the data,
+made first, included) and its resident memory with the data made, before the call. Sizes
+run from small to large; at each size the two checkouts alternate, best of ``--repeat``; a
+checkout that passed ``--timeout`` seconds at one size is not run at larger ones. The script
+prints, per size, both times, their ratio, whether the results are identical (a fingerprint
+of every number the call returns), and the exponent between consecutive sizes (log ratio of
+times / log ratio of sizes).
 
 Run: ``CAPKIT_DATA=... .venv/bin/python benchmarks/bench_growth.py --family singling_out
 --case million --sizes 10000 100000 1000000 --baseline DIR`` (``DIR``: e.g. a ``git archive``
@@ -76,9 +78,27 @@ def _fingerprint(*parts: object) -> str:
     return digest.hexdigest()[:16]
 
 
+def resident() -> float | None:
+    """This process's resident memory now, GB (Linux's /proc; None elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e9
+
+
+def peak_resident() -> float:
+    """This process's peak resident memory so far, GB (getrusage: KB on Linux)."""
+    import resource
+
+    scale = 1 if sys.platform == "darwin" else 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e9
+
+
 def run_family(family: str, case: str, n: int) -> tuple[float, str]:
     """CPU seconds of one call and the fingerprint of its results."""
     members, synthetic, holdout = frames(case, n)
+    MEMORY["data"] = resident()
     if family == "singling_out":
         from capkit.attacks.singling_out import singling_out
 
@@ -148,9 +168,14 @@ def _tables(table: object) -> tuple[object, object]:
     return table.original, table.synthetic
 
 
+#: Resident memory of the child with its data made, before the call (GB).
+MEMORY: dict[str, float | None] = {"data": None}
+
+
 def child(args: argparse.Namespace) -> None:
     cpu, fingerprint = run_family(args.family, args.case, args.child)
-    print(json.dumps({"cpu": cpu, "fingerprint": fingerprint}))
+    print(json.dumps({"cpu": cpu, "fingerprint": fingerprint, "data_gb": MEMORY["data"],
+                      "peak_gb": peak_resident()}))
 
 
 def measure(code: Path, args: argparse.Namespace, n: int) -> dict | None:
@@ -209,6 +234,11 @@ def main() -> None:
                     runs[name].append(got)
         for name in codes:
             best[name].append(min((r["cpu"] for r in runs[name]), default=None))
+            peaks = [r["peak_gb"] for r in runs[name] if r.get("peak_gb") is not None]
+            data = [r["data_gb"] for r in runs[name] if r.get("data_gb") is not None]
+            if peaks:
+                print(f"  {name} n={n:,}: peak resident memory {max(peaks):.2f} GB (the data "
+                      f"made: {max(data) if data else float('nan'):.2f} GB)", flush=True)
             found = {r["fingerprint"] for r in runs[name]}
             prints[name].append(found.pop() if len(found) == 1 else None)
         this, before = best["this"][-1], best.get("before", [None])[-1]

@@ -64,11 +64,19 @@ class Vocabulary:
                         for v in values]
             else:
                 ids += [self._add((column, "==", v)) for v in values]
-            codes.append(column_codes + 1)
+            codes.append(column_codes.astype(np.int32) if len(values) < (1 << 31) - 1
+                         else column_codes)
             tables.append(np.asarray(ids, dtype=np.int64))
         self.offsets = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
         self.flat = np.concatenate(tables) if tables else np.zeros(0, np.int64)
-        self.codes = np.column_stack(codes) if codes else np.zeros((len(syn), 0), np.int64)
+        # each value's position in its column's table (0: missing), records x columns in the
+        # narrowest integer type that holds them (int32 up to 2^31 distinct values)
+        widest = max((len(t) for t in tables), default=1)
+        kind = np.int16 if widest < (1 << 15) else np.int32 if widest < (1 << 31) else np.int64
+        self.codes = np.zeros((len(syn), len(codes)), dtype=kind)
+        for j, column_codes in enumerate(codes):
+            self.codes[:, j] = column_codes + 1
+        del codes
         order = sorted(range(len(self.columns)), key=lambda j: self.columns[j])
         self.rank = np.empty(len(self.columns), dtype=np.int64)
         self.rank[order] = np.arange(len(self.columns))

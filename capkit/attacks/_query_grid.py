@@ -121,7 +121,7 @@ def grid_counts(codes: list[np.ndarray], domains: list[np.ndarray], ops: np.ndar
         at = np.zeros(len(ops), dtype=np.int64)
         at[uses_value] = np.searchsorted(values, targets[uses_value, d])
         of_domain, kept, size = column_cells(domains[d], values)
-        lookup = np.concatenate([[0], of_domain])
+        lookup = np.concatenate([[0], of_domain]).astype(np.int32)  # cells < GRID_LIMIT
         cells.append(lookup[codes[d] + 1])
         boxes.append(to_cells(raw_intervals(ops[:, d], at, len(values)), kept))
         sizes.append(size)
@@ -129,6 +129,7 @@ def grid_counts(codes: list[np.ndarray], domains: list[np.ndarray], ops: np.ndar
     for d in range(1, k):
         combined *= sizes[d]
         combined += cells[d]
+    del cells
     grid = int(np.prod(sizes))
     boxes = np.stack(boxes, axis=1)
 
@@ -175,30 +176,39 @@ def split_counts(columns, conditions: list, index: np.ndarray, first: bool
     names: dict[object, int] = {}
     col_of = np.full(used.max() + 2, -1, dtype=np.int64)
     op_of = np.empty(used.max() + 2, dtype=object)
+    null_op = np.zeros(used.max() + 2, dtype=bool)
     value_of = np.full(used.max() + 2, np.nan)
     for cid in used.tolist():
         column, op, value = conditions[cid]
         col_of[cid] = names.setdefault(column, len(names))
         op_of[cid] = op
+        null_op[cid] = op in _NULL_OPS
         if op not in _NULL_OPS:
             value_of[cid] = columns.target(column, op, value)
-    cols = col_of[index]  # -1 padding maps to the last slot (-1)
-    dead = (~np.isin(op_of[index], _NULL_OPS) & np.isnan(value_of[index]) & (index >= 0)).any(1)
+    # per query and condition: its column (-1 padding: the last slot), in a narrow type
+    col_of = col_of.astype(np.int16 if len(names) < (1 << 15) - 1 else np.int64)
+    dead = (~null_op[index] & np.isnan(value_of[index]) & (index >= 0)).any(1)
     served[dead] = True
-    pad = len(names)
-    order = np.argsort(np.where(cols < 0, pad, cols), axis=1, kind="stable")
+    cols = col_of[index]
+    order = np.argsort(np.where(cols < 0, len(names), cols), axis=1, kind="stable")
     cols = np.take_along_axis(cols, order, axis=1)
     ids = np.take_along_axis(index, order, axis=1)
+    del order
     k = (cols >= 0).sum(axis=1)
     repeated = ((cols[:, 1:] == cols[:, :-1]) & (cols[:, 1:] >= 0)).any(axis=1)
     fits = ~dead & ~repeated & (k >= 1) & (k <= MAX_DIMS)
+    del k, repeated, dead
     if not fits.any():
         return counts, firsts, served
     keys, group = np.unique(cols[fits], axis=0, return_inverse=True)
+    del cols
     where = np.flatnonzero(fits)
+    by_group = np.argsort(group.ravel(), kind="stable")
+    bounds = np.searchsorted(group.ravel()[by_group], np.arange(len(keys) + 1))
+    del group
     by_name = {v: c for c, v in names.items()}
     for g, key in enumerate(keys.tolist()):
-        members = where[group.ravel() == g]
+        members = where[by_group[bounds[g]:bounds[g + 1]]]
         dims = [c for c in key if c >= 0]
         chosen = ids[members, :len(dims)]
         ops, targets = op_of[chosen], value_of[chosen]

@@ -26,6 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from capkit.attacks._bitmasks import (
+    conjunction_counts,
+    copy_rows,
+    last_word,
+    pack,
+)
 from capkit.attacks._query_grid import blocks_by_columns, split_counts
 from capkit.errors import CapkitError
 
@@ -34,10 +40,13 @@ __all__ = ["OPS", "ConditionTable", "FrameColumns", "column_kind", "match_counts
 #: The operators a condition may use.
 OPS = ("==", "!=", ">=", "<=", ">", "<", "is_null", "is_not_null")
 _ORDER_OPS = (">=", "<=", ">", "<")
-#: 64-bit words per block of queries when AND-ing their conditions' masks.
-_WORDS = 1 << 21
-#: Bytes of condition masks held at once when counting by bit masks.
+#: Bytes of condition masks held at once when counting by bit masks: at most
+#: :data:`_MASK_BYTES`, and at most :data:`_MASK_BYTES_PER_CELL` per record and column of the
+#: frame unless that is below :data:`_MASK_FLOOR` (small frames: few large blocks, as each
+#: block costs a pass over the records per column and operator); at least one query's masks.
 _MASK_BYTES = 1 << 28
+_MASK_BYTES_PER_CELL = 16
+_MASK_FLOOR = 1 << 26
 
 
 def column_kind(series: pd.Series) -> str:
@@ -65,15 +74,19 @@ class FrameColumns:
         self.argument = argument
         self.n = len(frame)
         self.words = max(1, -(-self.n // 64))
+        self.cells = self.n * frame.shape[1]
         self._cache: dict[str, tuple] = {}
-        self._codes: dict[str, np.ndarray] = {}
 
     def kind(self, column: str) -> str:
         return self._prepared(column)[0]
 
     def _prepared(self, column: str) -> tuple:
-        """(kind, null mask, sorted distinct values as floats, the non-missing records, their
-        positions in the distinct values, lookup label -> code for non-numeric columns)."""
+        """(kind, each record's position in the sorted distinct values (-1 missing; the
+        narrowest signed integer type that holds them), sorted distinct values as floats,
+        lookup label -> code for non-numeric columns).
+
+        Only this is kept per column (1 to 4 bytes a record for up to 2^31 distinct
+        values): the missing values' mask and the valid records are derived per call."""
         if column not in self._cache:
             if column not in self.frame.columns:
                 raise CapkitError(f"column {column!r} is missing from {self.argument}")
@@ -83,24 +96,24 @@ class FrameColumns:
                 values = series.to_numpy(dtype=float, na_value=np.nan)
                 null = np.isnan(values)
                 distinct, position = np.unique(values[~null], return_inverse=True)
+                codes = np.full(self.n, -1, dtype=_code_type(len(distinct)))
+                codes[~null] = position
+                del values, position
                 lookup = None
             else:
-                position, uniques = pd.factorize(series, use_na_sentinel=True)
-                null = position < 0
+                codes, uniques = pd.factorize(series, use_na_sentinel=True)
+                codes = codes.astype(_code_type(len(uniques)), copy=False)
                 distinct = np.arange(len(uniques), dtype=float)
                 lookup = {value: code for code, value in enumerate(uniques.tolist())}
-                position = position[~null]
-            records = np.flatnonzero(~null)
-            self._cache[column] = (kind, null, distinct, records, position.astype(np.int64),
-                                   lookup)
+            self._cache[column] = (kind, codes, distinct, lookup)
         return self._cache[column]
 
     def _assign(self, column: str, op: str, values: Sequence[object]) -> _Assignment:
-        """Sorted distinct targets of ``column op value`` and, per valid record, the row of the
+        """Sorted distinct targets of ``column op value`` and, per record, the row of the
         first (``<``, ``<=``) or last (``>``, ``>=``) target it satisfies, or of the target it
-        equals (m: none). Missing targets (None) match nothing. The search runs over the
-        column's distinct values, then one gather maps every record."""
-        kind, null, domain, records, position, lookup = self._prepared(column)
+        equals (m: none, and every missing value). Missing targets (None) match nothing. The
+        search runs over the column's distinct values, then one gather maps every record."""
+        kind, codes, domain, lookup = self._prepared(column)
         if kind == "numeric":
             targets = np.array([_numeric_value(v, column) for v in values], dtype=float)
         else:
@@ -121,28 +134,26 @@ class FrameColumns:
         else:  # x >= t_k iff k <= right - 1; x > t_k iff k <= left - 1
             row = np.searchsorted(distinct, domain, side="right" if op == ">=" else "left") - 1
             row[row < 0] = m
-        return _Assignment(op, m, known, inverse, records, row[position], ~null)
+        # a missing value (code -1) takes the last entry: row m, no target
+        row = np.append(row, m).astype(_code_type(m + 1), copy=False)
+        return _Assignment(op, m, known, inverse, row[codes])
 
     def _null(self, column: str) -> np.ndarray:
-        return self._prepared(column)[1]
+        return self._prepared(column)[1] < 0
 
     def domain(self, column: str) -> np.ndarray:
         """The column's sorted distinct values as floats (codes for non-numeric columns)."""
         return self._prepared(column)[2]
 
     def codes(self, column: str) -> np.ndarray:
-        """Each record's position in :meth:`domain` (-1 missing)."""
-        if column not in self._codes:
-            _, _, _, records, position, _ = self._prepared(column)
-            out = np.full(self.n, -1, dtype=np.int64)
-            out[records] = position
-            self._codes[column] = out
-        return self._codes[column]
+        """Each record's position in :meth:`domain` (-1 missing), in the narrowest signed
+        integer type holding them (read only: the cached array itself)."""
+        return self._prepared(column)[1]
 
     def target(self, column: str, op: str, value: object) -> float:
         """``value`` of ``column op value`` as a float of :meth:`domain`'s scale (NaN:
         matches nothing); checks it as :meth:`masks` does."""
-        kind, _, _, _, _, lookup = self._prepared(column)
+        kind, _, _, lookup = self._prepared(column)
         if kind == "numeric":
             return _numeric_value(value, column)
         if op in _ORDER_OPS:
@@ -152,29 +163,49 @@ class FrameColumns:
         return np.nan if code == -1 else float(code)
 
     def masks(self, column: str, op: str, values: Sequence[object]) -> np.ndarray:
-        """Packed masks (len(values) x words, uint64) of ``column op value`` for each value.
+        """Packed masks (len(values) x words, uint64) of ``column op value`` for each value."""
+        compact, known, inverse = self.distinct_masks(column, op, values)
+        out = np.zeros((len(values), self.words), dtype=np.uint64)
+        copy_rows(out, np.flatnonzero(known), compact, inverse)
+        return out
 
-        Each valid record sets one bit, in its row (:meth:`_assign`), and a cumulative OR along
-        the sorted targets fills in the rest: O(n log m + m words), no m x n comparison.
+    def distinct_masks(self, column: str, op: str, values: Sequence[object]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Packed masks of the distinct targets of ``column op value`` (m x words, uint64),
+        which values have a target (a missing or absent one matches nothing: no mask), and
+        each such value's row in the masks.
+
+        Each record sets one bit, in its row (:meth:`_assign`), and a cumulative OR along
+        the sorted targets fills in the rest, in place: O(n log m + m words), no m x n
+        comparison, one m x words array.
         """
         if op in ("is_null", "is_not_null"):
             null = self._null(column)
-            row = null if op == "is_null" else ~null
-            return np.repeat(_pack(row[None, :]), len(values), axis=0)
+            compact = pack((null if op == "is_null" else ~null)[None, :])
+            return compact, np.ones(len(values), bool), np.zeros(len(values), np.int64)
         a = self._assign(column, op, values)
+        row, inverse = a.row, a.inverse
+        if op in (">=", ">"):  # rows reversed, so that the OR accumulates forwards in place
+            flip = np.append(np.arange(a.m - 1, -1, -1), a.m).astype(row.dtype)
+            row, inverse = flip[row], a.m - 1 - inverse
         out = np.zeros((a.m + 1, self.words), dtype=np.uint64)
-        np.bitwise_or.at(out, (a.row, a.records >> 6),
-                         np.left_shift(np.uint64(1), (a.records & 63).astype(np.uint64)))
+        # records by row (a stable sort: ascending within a row), then one OR per 64-bit word
+        record = np.argsort(row, kind="stable")
+        at = row[record].astype(np.int64)
+        at *= self.words
+        at += record >> 6
+        starts = np.flatnonzero(np.diff(at, prepend=-1))
+        bits = np.left_shift(np.uint64(1), (record & 63).astype(np.uint64))
+        del record
+        out.ravel()[at[starts]] = np.bitwise_or.reduceat(bits, starts) if len(bits) else 0
+        del at, bits, starts
         out = out[:a.m]
-        if op in ("<=", "<"):
+        if op in ("<=", "<", ">=", ">"):
             np.bitwise_or.accumulate(out, axis=0, out=out)
-        elif op in (">=", ">"):
-            out = np.bitwise_or.accumulate(out[::-1], axis=0)[::-1]
         elif op == "!=":
-            out = ~out & _pack(a.valid[None, :])
-        result = np.zeros((len(values), self.words), dtype=np.uint64)
-        result[a.known] = out[a.inverse]
-        return result
+            np.invert(out, out=out)
+            out &= pack(~self._null(column)[None, :])
+        return out, a.known, inverse
 
     def counts(self, column: str, op: str, values: Sequence[object]
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -188,8 +219,8 @@ class FrameColumns:
         a = self._assign(column, op, values)
         per_row = np.bincount(a.row, minlength=a.m + 1)
         first_row = np.full(a.m + 1, self.n, dtype=np.int64)
-        rows, at = np.unique(a.row, return_index=True)  # records are ascending
-        first_row[rows] = a.records[at]
+        rows, at = np.unique(a.row, return_index=True)  # the first record of each row
+        first_row[rows] = at
         count, first = per_row[:a.m], first_row[:a.m]
         if op in ("<=", "<"):
             count, first = np.cumsum(count), np.minimum.accumulate(first)
@@ -197,12 +228,13 @@ class FrameColumns:
             count = np.cumsum(count[::-1])[::-1]
             first = np.minimum.accumulate(first[::-1])[::-1]
         elif op == "!=":
-            count = len(a.records) - count
+            valid = ~self._null(column)
+            count = int(valid.sum()) - count
             # the first valid record not in row k: the very first, or the first of another row
-            r0 = a.records[0] if len(a.records) else self.n
-            other = a.records[a.row != a.row[0]] if len(a.records) else a.records
-            r1 = other[0] if len(other) else self.n
-            row0 = a.row[0] if len(a.records) else -1
+            r0 = int(np.argmax(valid)) if valid.any() else self.n
+            row0 = a.row[r0] if r0 < self.n else -1
+            other = valid & (a.row != row0)
+            r1 = int(np.argmax(other)) if other.any() else self.n
             first = np.where(np.arange(a.m) == row0, r1, r0)
         first = np.where(first >= self.n, -1, first)
         out_count = np.zeros(len(values), dtype=np.int64)
@@ -213,13 +245,22 @@ class FrameColumns:
 
 @dataclass
 class _Assignment:
+    """Targets of one (column, operator): m distinct targets, which values have one and their
+    row among them, and each record's row (m: none; missing values included)."""
+
     op: str
     m: int
     known: np.ndarray
     inverse: np.ndarray
-    records: np.ndarray
     row: np.ndarray
-    valid: np.ndarray
+
+
+def _code_type(size: int) -> type:
+    """The narrowest signed integer type holding -1 .. size."""
+    for kind in (np.int8, np.int16, np.int32):
+        if size < np.iinfo(kind).max:
+            return kind
+    return np.int64
 
 
 def _numeric_value(value: object, column: str) -> float:
@@ -248,26 +289,6 @@ def _code_value(value: object, column: str, kind: str, lookup: dict) -> int:
                 f"{type(sample).__name__} values, the value is {type(value).__name__} "
                 "(is the column coded differently?)")
     return lookup.get(value, -2)
-
-
-def _pack(bits: np.ndarray) -> np.ndarray:
-    """Boolean rows packed little-endian into uint64 words (zero padded)."""
-    packed = np.packbits(bits, axis=1, bitorder="little")
-    pad = (-packed.shape[1]) % 8
-    if pad or packed.shape[1] == 0:
-        packed = np.pad(packed, ((0, 0), (0, pad if packed.shape[1] else 8)))
-    return np.ascontiguousarray(packed).view(np.uint64)
-
-
-if hasattr(np, "bitwise_count"):
-    def _popcount(words: np.ndarray) -> np.ndarray:
-        return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
-else:  # numpy < 2.0
-    _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
-
-    def _popcount(words: np.ndarray) -> np.ndarray:
-        as_bytes = words.view(np.uint8).reshape(*words.shape[:-1], -1)
-        return _BYTE_COUNTS[as_bytes].sum(axis=-1, dtype=np.int64)
 
 
 @dataclass
@@ -301,17 +322,25 @@ class ConditionTable:
             index[number, :len(row)] = row
         return cls(conditions, index)
 
-    def masks(self, columns: FrameColumns, only: np.ndarray | None = None) -> np.ndarray:
-        """Packed masks of the conditions (all, or the ids in ``only``) on ``columns``."""
+    def masks(self, columns: FrameColumns, only: np.ndarray | None = None,
+              out: np.ndarray | None = None) -> np.ndarray:
+        """Packed masks of the conditions (all, or the ids in ``only``) on ``columns``, written
+        into ``out`` (len x words, uint64) when given: each (column, operator)'s distinct
+        masks are built once and copied into place (no other array of the whole size)."""
         wanted = np.arange(len(self.conditions)) if only is None else only
-        out = np.empty((len(wanted), columns.words), dtype=np.uint64)
+        if out is None:
+            out = np.empty((len(wanted), columns.words), dtype=np.uint64)
         groups: dict[tuple[str, str], list[int]] = {}
         for position, cid in enumerate(wanted.tolist()):
             column, op, _ = self.conditions[cid]
             groups.setdefault((column, op), []).append(position)
         for (column, op), positions in groups.items():
             values = [self.conditions[wanted[p]][2] for p in positions]
-            out[positions] = columns.masks(column, op, values)
+            compact, known, inverse = columns.distinct_masks(column, op, values)
+            at = np.asarray(positions, dtype=np.int64)
+            out[at[~known]] = 0
+            copy_rows(out, at[known], compact, inverse)
+            del compact
         return out
 
     def packed(self, columns: FrameColumns, rows: np.ndarray | None = None
@@ -323,9 +352,11 @@ class ConditionTable:
         inverse = inverse.reshape(index.shape)
         real = used >= 0
         masks = np.empty((len(used), columns.words), dtype=np.uint64)
-        masks[real] = self.masks(columns, used[real])
-        masks[~real] = ~np.uint64(0)
-        masks[~real, -1] &= _last_word(columns.n)
+        # np.unique sorts: the padding (-1) is first, the real conditions after it
+        start = len(used) - int(real.sum())
+        self.masks(columns, used[real], out=masks[start:])
+        masks[:start] = ~np.uint64(0)
+        masks[:start, -1] &= last_word(columns.n)
         return masks, inverse
 
     def counts(self, columns: FrameColumns, rows: np.ndarray | None = None, *,
@@ -337,7 +368,12 @@ class ConditionTable:
         Queries on at most three distinct columns are counted together per set of columns,
         from one histogram of the records' cells (:mod:`capkit.attacks._query_grid`): O(s (n k +
         G) + q 2^k) for s sets of k columns, n records, G <= 2^22 cells, q queries; the others
-        (and sets with few queries, where it is cheaper) by AND-ing bit masks, O(q k n / 64)."""
+        (and sets with few queries, where it is cheaper) by AND-ing bit masks, O(q k n / 64).
+
+        Memory: O(n + q k + G) above the coded columns, with the masks of a block of queries
+        bounded by :data:`_MASK_BYTES_PER_CELL` bytes per record and column of the frame (or
+        :data:`_MASK_FLOOR`) and by :data:`_MASK_BYTES`: written in place into one array, a
+        (column, operator)'s distinct masks built once and copied in bounded blocks."""
         index = self.index if rows is None else self.index[rows]
         if index.shape[1] == 1 and (index >= 0).all():
             counts, firsts = self._single_counts(columns, index[:, 0], True)
@@ -346,7 +382,8 @@ class ConditionTable:
             rest = np.flatnonzero(~served)
             ids = rest if rows is None else rows[rest]
             # bit masks in blocks of queries on the same columns (bounded memory)
-            step = max(1, _MASK_BYTES // (8 * columns.words * index.shape[1]))
+            budget = min(_MASK_BYTES, max(_MASK_FLOOR, _MASK_BYTES_PER_CELL * columns.cells))
+            step = max(1, budget // (8 * columns.words * index.shape[1]))
             for part in blocks_by_columns(self.conditions, self.index[ids], step):
                 masks, inverse = self.packed(columns, ids[part])
                 counts[rest[part]], firsts[rest[part]] = conjunction_counts(masks, inverse,
@@ -368,50 +405,6 @@ class ConditionTable:
             counts[positions], firsts[positions] = columns.counts(column, op, values)
         counts, firsts = counts[inverse], firsts[inverse]
         return (counts, firsts) if first else counts
-
-
-def _last_word(n: int) -> np.uint64:
-    """Mask of the valid bits of the last 64-bit word for n records."""
-    if n == 0:
-        return np.uint64(0)
-    rest = n % 64
-    return np.uint64((1 << rest) - 1) if rest else ~np.uint64(0)
-
-
-def conjunction_blocks(masks: np.ndarray, index: np.ndarray):
-    """Yield ``(start, bits)``: the AND of ``masks[index[q, j]]`` over j for a block of queries
-    starting at ``start`` (bits: block x words, uint64), blocks bounded in memory."""
-    step = max(1, _WORDS // max(masks.shape[1], 1))
-    for start in range(0, index.shape[0], step):
-        block = index[start:start + step]
-        acc = masks[block[:, 0]]
-        for j in range(1, block.shape[1]):
-            acc &= masks[block[:, j]]
-        yield start, acc
-
-
-def conjunction_counts(masks: np.ndarray, index: np.ndarray, *, first: bool = False
-                       ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Popcount of the AND of ``masks[index[q, j]]`` over j, for every query q.
-
-    With ``first=True`` also the position of the first matching record (-1 if none).
-    """
-    counts = np.empty(index.shape[0], dtype=np.int64)
-    firsts = np.full(index.shape[0], -1, dtype=np.int64)
-    for start, acc in conjunction_blocks(masks, index):
-        counts[start:start + len(acc)] = _popcount(acc)
-        if first:
-            firsts[start:start + len(acc)] = _first_bit(acc)
-    return (counts, firsts) if first else counts
-
-
-def _first_bit(acc: np.ndarray) -> np.ndarray:
-    nonzero = acc != 0
-    word = nonzero.argmax(axis=1)
-    value = acc[np.arange(len(acc)), word]
-    low = value & (~value + np.uint64(1))
-    bit = np.log2(np.where(low == 0, 1, low).astype(np.float64)).astype(np.int64)
-    return np.where(nonzero.any(axis=1), word * 64 + bit, -1)
 
 
 def _condition(condition: object, number: int) -> tuple[str, str, object]:

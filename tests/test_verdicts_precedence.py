@@ -1,0 +1,66 @@
+"""The order of the verdict rules on every path: M1 (not measured, keys coded differently) over
+C0 (no better than the no-information baseline) over the measure's own rule, on frames built
+here. A coding difference never turns a finding into 'review', and C0 reaches the synthpop
+measures that carry a baseline (CAP against baseCAPd) as it reaches the k-NN attack."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from capkit.audit import audit
+from capkit.audit.findings import coding_caveat, from_percents, message
+
+
+def test_c0_reaches_a_synthpop_measure_with_a_baseline() -> None:
+    """DCAP 80.1% of 2,000 members, the holdout's 76.3% of 800, baseCAPd 98.8%: the members
+    beat the holdout clearly (C2 alone says review), but the attribution does worse than the
+    no-information baseline on the members, so it is no evidence (C0)."""
+    f = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 80.1, 2000, 76.3, 800,
+                      baseline=98.8, baseline_name="baseCAPd")
+    assert (f.verdict, f.rule[:2]) == ("not flagged", "C0")
+    assert f.baseline == 98.8 and f.holdout is not None
+    beats = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 80.1, 2000, 70.0, 800,
+                          baseline=60.0, baseline_name="baseCAPd")
+    assert beats.verdict == "disclosive"  # above its baseline, C0 does not apply
+
+
+def test_coding_caveat_gives_not_measured_never_review() -> None:
+    weak = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 80.1, 2000, 76.3, 800,
+                         baseline=98.8, baseline_name="baseCAPd")
+    none = from_percents("s", "attribute", "DiSCO", "t", 0.0, 2000, 0.0, 800)
+    leak = from_percents("s", "attribute", "DiSCO", "t", 30.0, 2000, 3.0, 800)
+    for f in (weak, none):
+        said = coding_caveat(f, ["k1"])
+        assert (said.verdict, said.rule[:2]) == ("not measured", "M1")
+        assert message(said).endswith(": not measured: keys or target coded differently (k1)")
+    kept = coding_caveat(leak, ["k1"])
+    assert (kept.verdict, kept.rule[:2]) == ("disclosive", "C1")
+    assert "coded differently: k1" in kept.detail
+
+
+def _survey(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    age = rng.choice([17.5, 22.0, 27.0, 32.0, 37.0, 42.0], n)
+    kids = rng.integers(0, 4, n).astype(float)
+    rating = np.clip(np.round(1 + 0.08 * (age - 17.5) + rng.normal(0, 1, n)), 1, 5)
+    return pd.DataFrame({"age": age, "kids": kids, "rating": rating,
+                         "job": rng.integers(1, 7, n).astype(float)})
+
+
+def test_codes_written_off_their_grid_are_not_measured_not_review() -> None:
+    """A GaussianCopula-like release: the members' codes plus a little noise written to one
+    decimal (ages 25.1 where the original has the classes 17.5, 22, 27...). Every exact-match
+    finding that finds nothing reads 'not measured' with its reason; none is 'review'."""
+    data = _survey(1500, 3)
+    members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
+    rng = np.random.default_rng(4)
+    smooth = members.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    smooth = (smooth + rng.normal(0, 1.5, smooth.shape)).round(1)
+    result = audit(members, {"gc": smooth}, holdout=holdout, keys=["age", "kids"],
+                   targets=["rating", "job"], families=["synthpop measures"])
+    coded = [f for f in result.findings if "coded differently" in f.detail]
+    assert coded, result.findings
+    assert not [f for f in coded if f.rule.startswith("M1") and f.verdict != "not measured"]
+    assert any(f.verdict == "not measured" for f in coded)
+    assert "not measured" in result.verdicts().columns

@@ -64,3 +64,18 @@ def test_codes_written_off_their_grid_are_not_measured_not_review() -> None:
     assert not [f for f in coded if f.rule.startswith("M1") and f.verdict != "not measured"]
     assert any(f.verdict == "not measured" for f in coded)
     assert "not measured" in result.verdicts().columns
+
+
+def test_membership_size_reads_the_tpr_against_chance() -> None:
+    """A 'disclosive' membership finding at TPR 0.0% at FPR 1% (CART on a table with many
+    natural twins) says in words that no member is picked out with confidence; one at 2.1%
+    says it is 2.1 times chance (a guess flags members as often as non-members)."""
+    from capkit.audit.membership_family import membership_size
+
+    weak = membership_size(0.575, 0.0)
+    assert weak.startswith("AUC 0.575, TPR 0.0% at FPR 1%")
+    assert "no better than chance" in weak and "no member picked out" in weak
+    assert "no better than chance" in membership_size(0.6, 0.01)  # TPR = FPR: chance itself
+    strong = membership_size(0.756, 0.021)
+    assert strong == "AUC 0.756, TPR 2.1% at FPR 1% (2.1x chance)"
+    assert membership_size(0.5, float("nan")) == "AUC 0.500, TPR nan% at FPR 1%"

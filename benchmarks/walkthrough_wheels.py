@@ -2,11 +2,12 @@
 
 Reads OUT/<table>/members.csv and holdout.csv (written by ``walkthrough_wheels_sdv.py`` in its
 own venv, with the SDV syntheses and the hand-written Laplace marginals) and mst.csv
-(smartnoise-synth's MST at epsilon 1, ``walkthrough_wheels_dp.py`` in its own venv), adds capkit's bootstrap with noise (a leaky release),
-independent columns and sequential CART (synthpop's ``syn``; Nowok, Raab and Dibben, "synthpop:
-Bespoke Creation of Synthetic Data in R", 2016), then runs ``capkit report`` (and, on the first
-table, ``capkit utility`` and ``capkit membership``) as a custodian would, writing each run's
-output to OUT/<table>/<command>.txt.
+(smartnoise-synth's MST at epsilon 1, written by ``walkthrough_wheels_dp.py`` in its own venv),
+adds capkit's bootstrap with noise (a leaky release), independent columns and sequential CART
+(synthpop's ``syn``; Nowok, Raab and Dibben, "synthpop: Bespoke Creation of Synthetic Data in
+R", 2016), then runs ``capkit report`` and ``capkit utility`` on each table (and, on the first,
+``capkit membership``) as a custodian would, writing each run's output to
+OUT/<table>/<command>.txt.
 
     python benchmarks/walkthrough_wheels.py /tmp/walk
 """

@@ -1,7 +1,6 @@
 """The order of the verdict rules on every path: M1 (not measured, keys coded differently) over
 C0 (no better than the no-information baseline) over the measure's own rule, on frames built
-here. A coding difference never turns a finding into 'review', and C0 reaches the synthpop
-measures that carry a baseline (CAP against baseCAPd) as it reaches the k-NN attack."""
+here. A coding difference never turns a finding into 'review'."""
 
 from __future__ import annotations
 
@@ -12,21 +11,19 @@ from capkit.audit import audit
 from capkit.audit.findings import coding_caveat, from_percents, message
 
 
-def test_c0_reaches_a_synthpop_measure_with_a_baseline() -> None:
-    """DCAP 80.1% of 2,000 members, the holdout's 76.3% of 800, baseCAPd 98.8%: the members
-    beat the holdout clearly (C2 alone says review), but the attribution does worse than the
-    no-information baseline on the members, so it is no evidence (C0)."""
-    f = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 80.1, 2000, 76.3, 800,
-                      baseline=98.8, baseline_name="baseCAPd")
-    assert (f.verdict, f.rule[:2]) == ("not flagged", "C0")
-    assert f.baseline == 98.8 and f.holdout is not None
-    beats = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 80.1, 2000, 70.0, 800,
-                          baseline=60.0, baseline_name="baseCAPd")
-    assert beats.verdict == "disclosive"  # above its baseline, C0 does not apply
+def test_c0_is_for_attacks_scored_beside_their_dummy_not_for_cap() -> None:
+    """C0 judges an attack against its dummy scored on the same members (k-NN, singling out,
+    linkability). CAP's baseCAPd is synthpop's own quantity over every record, where a key
+    combination the synthesis lacks is a miss: DCAP 30.1% of 1,400 members against the
+    holdout's 15.3% of 600 is disclosive even below a baseCAPd of 40% (SD2011's CART)."""
+    f = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 30.1, 1400, 15.3, 600,
+                      baseline=40.0, baseline_name="baseCAPd")
+    assert (f.verdict, f.rule[:2]) == ("disclosive", "C1")
+    assert f.baseline == 40.0
 
 
 def test_coding_caveat_gives_not_measured_never_review() -> None:
-    weak = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 80.1, 2000, 76.3, 800,
+    weak = from_percents("s", "attribute", "DCAP (CAP v1)", "t", 76.4, 2000, 76.3, 800,
                          baseline=98.8, baseline_name="baseCAPd")
     none = from_percents("s", "attribute", "DiSCO", "t", 0.0, 2000, 0.0, 800)
     leak = from_percents("s", "attribute", "DiSCO", "t", 30.0, 2000, 3.0, 800)

@@ -156,10 +156,11 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
     detail = f"{members:.2f}% of {n_members} members"
     if holdout is not None and n_holdout:
         control = _percents_compared(members, n_members, holdout, n_holdout, confidence)
-        against = None if baseline is None else _percents_compared(
-            members, n_members, baseline, n_members, confidence)  # for rule C0
-        f = from_comparison(synthesis, family, measure, subject, control, against,
-                            baseline_name, detail)
+        # no rule C0 here: baseCAPd is synthpop's own quantity (every record, a key combination
+        # the synthesis lacks counting as a miss), not a guess scored on the same records as
+        # the measure, so CAP below it can still tell the members from the holdout
+        f = from_comparison(synthesis, family, measure, subject, control, None, baseline_name,
+                            detail)
         return _with(f, baseline=baseline)
     if measure == "DiSCO" or baseline is None:  # no comparison: DiSCO's own rule, else none
         judged = (verdicts.disco_without_control(members) if measure == "DiSCO"

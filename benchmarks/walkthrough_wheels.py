@@ -1,11 +1,13 @@
 """Step 2 of the wheel-table walk-through: capkit's own syntheses and the custodian's runs.
 
 Reads OUT/<table>/members.csv and holdout.csv (written by ``walkthrough_wheels_sdv.py`` in its
-own venv, with the SDV and DP syntheses), adds capkit's bootstrap with noise (a leaky release),
-independent columns and sequential CART (synthpop's ``syn``; Nowok, Raab and Dibben, "synthpop:
-Bespoke Creation of Synthetic Data in R", 2016), then runs ``capkit report`` (and, on the first
-table, ``capkit utility`` and ``capkit membership``) as a custodian would, writing each run's
-output to OUT/<table>/<command>.txt.
+own venv, with the SDV syntheses and the hand-written Laplace marginals) and mst.csv
+(smartnoise-synth's MST at epsilon 1, written by ``walkthrough_wheels_dp.py`` in its own venv),
+adds capkit's bootstrap with noise (a leaky release), independent columns and sequential CART
+(synthpop's ``syn``; Nowok, Raab and Dibben, "synthpop: Bespoke Creation of Synthetic Data in
+R", 2016), then runs ``capkit report`` and ``capkit utility`` on each table (and, on the first,
+``capkit membership``) as a custodian would, writing each run's output to
+OUT/<table>/<command>.txt.
 
     python benchmarks/walkthrough_wheels.py /tmp/walk
 """
@@ -19,7 +21,7 @@ import pandas as pd
 from capkit.synth import syn
 from capkit.synth.baselines import bootstrap_with_noise, independent_columns
 
-RELEASES = ["bootstrap", "independent", "cart", "gaussiancopula", "ctgan", "dp_marginals"]
+RELEASES = ["bootstrap", "independent", "cart", "gaussiancopula", "ctgan", "dp_marginals", "mst"]
 
 
 def make(d: Path) -> None:
@@ -43,8 +45,8 @@ def main(root: str) -> None:
         make(d)
         files = [f"{r}.csv" for r in RELEASES]
         run(d, "report", ["report", "members.csv", *files, "--holdout", "holdout.csv"])
+        run(d, "utility", ["utility", *files, "--original", "members.csv"])
         if i == 0:
-            run(d, "utility", ["utility", *files, "--original", "members.csv"])
             run(d, "membership", ["membership", "members.csv", "bootstrap.csv",
                                   "--holdout", "holdout.csv"])
 

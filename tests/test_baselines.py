@@ -57,6 +57,35 @@ def test_bootstrap_rounds_whole_numbers_stored_as_floats():
     assert (np.mod(out["w"], 1) != 0).any()
 
 
+def test_bootstrap_leaves_codes_alone_whatever_their_dtype():
+    """A column of at most 20 distinct values is a code, whole or not (age classes by their
+    midpoints 17.5, 22, 27 as in Fair's affairs survey; a 1..4 rating stored as floats; a
+    0/1 code as integers): the drawn records keep their values, so the near-copy copies
+    records. A measurement (21 distinct non-whole values and more) is still perturbed, and
+    the draws of the other columns do not depend on which columns are codes."""
+    rng = np.random.default_rng(11)
+    n = 600
+    ages = np.array([17.5, 22, 27, 32, 37, 42, 57.5])
+    frame = pd.DataFrame({"age": rng.choice(ages, n),
+                          "rating": rng.integers(1, 5, n).astype(float),
+                          "flag": rng.integers(0, 2, n),
+                          "twenty": rng.choice(np.arange(20) + 0.25, n),
+                          "twenty_one": rng.choice(np.arange(21) + 0.25, n),
+                          "w": rng.normal(70, 10, n)})
+    before = frame.copy()
+    out = bootstrap_with_noise(frame, seed=4, noise=0.2)
+    assert frame.equals(before)  # input untouched
+    rows = np.random.default_rng(4).integers(0, n, n)  # the documented draw of the records
+    for code in ["age", "rating", "flag", "twenty"]:
+        assert np.array_equal(out[code].to_numpy(), frame[code].to_numpy()[rows]), code
+    assert (out["twenty_one"].to_numpy() != frame["twenty_one"].to_numpy()[rows]).mean() > 0.9
+    assert not set(out["w"]) & set(frame["w"])
+    # the noise of w is the same whether or not the columns before it are codes
+    measured = frame.assign(age=rng.normal(40, 10, n))
+    again = bootstrap_with_noise(measured, seed=4, noise=0.2)
+    assert np.array_equal(again["w"].to_numpy(), out["w"].to_numpy())
+
+
 def test_independent_columns_keep_marginals_and_break_relations():
     frame = _frame(2000)
     out = independent_columns(frame, seed=5)

@@ -35,7 +35,9 @@ def test_thresholds_are_the_documented_ones():
     assert v.ADVANTAGE_DISCLOSIVE == 0.05
     assert v.ADVANTAGE_REVIEW == 0.01
     assert v.DISCO_REVIEW == 5.0
-    assert v.LEVELS == ("disclosive", "review", "not flagged")
+    assert v.LEVELS == ("disclosive", "review", "not flagged", "not measured")
+    assert v.FLAGGED == ("disclosive", "review")
+    assert v.PRECEDENCE == ("M1", "C0", "own rule")
 
 
 # --- B1 / B2: a rate against its no-information baseline, no holdout ---------------------
@@ -149,7 +151,8 @@ def test_d1_d3_against_duplicates(advantage, low, risk_low, level, rule):
 
 def test_m1_n0_and_rule_texts():
     m1 = v.coding_differs("identity")
-    assert (m1.level, m1.rule, m1.action) == ("review", "M1", v.ACTIONS["identity"])
+    assert (m1.level, m1.rule) == ("not measured", "M1")
+    assert "recode" in m1.action
     n0 = v.not_judged("identity")
     assert (n0.level, n0.rule, n0.action) == ("not flagged", "N0", "")
     assert m1.rule_text == "M1: " + v.RULES["M1"]
@@ -158,7 +161,43 @@ def test_m1_n0_and_rule_texts():
     assert "0.05" in v.RULES["B1"] and "5%" in v.RULES["B4"]
 
 
+# --- the order of the rules: M1, then C0, then the measure's own rule ---------------------
+
+OWN = {"disclosive": v.against_control(comparison(0.30, 0.20, risk_low=0.40), "attack"),
+       "review": v.against_control(comparison(0.02, 1e-9, risk_low=0.0), "attack"),
+       "not flagged": v.against_control(comparison(0.0, -0.1, risk_low=0.0), "attack"),
+       "B4": v.disco_without_control(7.0), "N0": v.not_judged("attack")}
+
+
+@pytest.mark.parametrize("own, weak, coded, level, rule", [
+    # nothing else applies: the measure's own rule
+    ("disclosive", False, False, "disclosive", "C1"),
+    ("review", False, False, "review", "C2"),
+    ("not flagged", False, False, "not flagged", "C3"),
+    ("B4", False, False, "review", "B4"),
+    # C0 beats the measure's rule whatever it says
+    ("disclosive", True, False, "not flagged", "C0"),
+    ("review", True, False, "not flagged", "C0"),
+    ("not flagged", True, False, "not flagged", "C0"),
+    # M1 beats C0 and every 'not flagged', never a finding of disclosure, never says review
+    ("not flagged", False, True, "not measured", "M1"),
+    ("N0", False, True, "not measured", "M1"),
+    ("not flagged", True, True, "not measured", "M1"),
+    ("review", True, True, "not measured", "M1"),     # C0 first takes the review away
+    ("disclosive", False, True, "disclosive", "C1"),   # coding only hides matches
+    ("review", False, True, "review", "C2"),
+    ("B4", False, True, "review", "B4"),
+])
+def test_precedence_m1_then_c0_then_own_rule(own, weak, coded, level, rule):
+    verdict = v.decide(OWN[own], "attack", weaker_than_baseline=weak, coded_differently=coded)
+    assert (verdict.level, verdict.rule) == (level, rule)
+    assert verdict.level != "review" or rule != "M1"
+
+
 @pytest.mark.parametrize("levels, most", [
+    (["not measured"], "not measured"),
+    (["not measured", "not flagged"], "not flagged"),
+    (["not measured", "review"], "review"),
     ([], "not flagged"),
     (["not flagged"], "not flagged"),
     (["not flagged", "review"], "review"),

@@ -53,12 +53,15 @@ def _membership_lines(files: dict[str, Path], command: str, synthesis: str) -> s
 def test_cap_and_disclosure_never_call_a_shifted_key_not_flagged(files, command) -> None:
     """The leak is disclosive with consistent codes; with k1 shifted by one it used to be
     'not flagged (C3 ...)' in capkit cap and capkit disclosure (a warning at the foot of the
-    report), while capkit report said 'review (M1 ...)' on the same files."""
+    report), while capkit report said 'review (M1 ...)' on the same files; now every command
+    says 'not measured (M1 ...)': an exact-match measure on a shifted key finds nothing, and
+    that is neither evidence nor a finding to review."""
     plain = _membership_lines(files, command, "leak")
     assert ": disclosive (C1" in plain and "coded differently" not in plain
     shifted = _membership_lines(files, command, "shifted")
     assert ": not flagged (" not in shifted and " not flagged" not in shifted.split("verdict")[-1]
-    assert "coded differently: k1" in shifted and ": review (M1" in shifted
+    assert "coded differently: k1" in shifted and ": not measured (M1" in shifted
+    assert ": review (M1" not in shifted
 
 
 def test_the_report_judges_the_shifted_key_as_cap_does(files) -> None:
@@ -68,7 +71,7 @@ def test_the_report_judges_the_shifted_key_as_cap_does(files) -> None:
     result = audit(frames["orig"], {"shifted": frames["shifted"]}, holdout=frames["holdout"],
                    keys=["k1", "k2", "k3"], targets=["t"], families=["synthpop measures"])
     attribute = [f for f in result.findings if f.family == "attribute"]
-    assert attribute and all(f.verdict == "review" and f.rule.startswith("M1")
+    assert attribute and all(f.verdict == "not measured" and f.rule.startswith("M1")
                              and "coded differently: k1" in f.detail for f in attribute)
 
 
@@ -84,7 +87,7 @@ def test_the_coding_caveat_names_only_the_columns_a_finding_matches_exactly() ->
                    targets=["t", "u"], families=["synthpop measures", "distance"])
     by = {(f.measure, f.subject): f for f in result.findings}
     assert "coded differently: t" in by[("DiSCO", "t")].detail
-    assert by[("DiSCO", "t")].verdict == "review"
+    assert by[("DiSCO", "t")].verdict == "not measured"
     assert "coded differently" not in by[("DiSCO", "u")].detail
     assert by[("DiSCO", "u")].verdict == "not flagged"
     assert "coded differently" not in by[("near copies", "all columns")].detail
@@ -233,4 +236,4 @@ def test_a_code_shifted_by_one_inside_a_wide_range_is_found(tmp_path: Path) -> N
                                        str(paths["holdout"])])
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
-    assert ": review (M1" in text and "Columns coded differently: p." in text
+    assert ": not measured (M1" in text and "Columns coded differently: p." in text

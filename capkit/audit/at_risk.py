@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from capkit.audit.verdicts import FLAGGED
 from capkit.counts.cells import CellTable
 from capkit.counts.rows import unique_rows
 from capkit.disclosure.measures import cell_tables
@@ -224,7 +225,7 @@ def kept_flags(findings: Sequence[object], synthesis: str, targets: Sequence[str
         for subject in (targets if flag in ("DiSCO", "attack") else [None]):
             related = [f for f in mine if (f.family, f.measure) in measures
                        and (subject is None or f.subject == subject)]
-            if not related or any(f.verdict != "not flagged" or f.rule.startswith("N0")
+            if not related or any(f.verdict in FLAGGED or f.rule.startswith("N0")
                                   for f in related):
                 kept.add((flag, subject))
     return kept

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from capkit.audit.findings import Finding, coding_caveat
-from capkit.data.labels import CATEGORY_LEVELS, is_numeric
+from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
 
 __all__ = ["EXACT_MATCH", "caveat", "notes"]
 
@@ -14,29 +16,41 @@ __all__ = ["EXACT_MATCH", "caveat", "notes"]
 EXACT_MATCH = ("identity", "attribute", "copies", "attack")
 
 
-def _exact_columns(finding: Finding, keys: list[str], original: pd.DataFrame) -> list[str]:
+def _exact_columns(finding: Finding, keys: list[str], original: pd.DataFrame,
+                   numeric_targets: Sequence[str] = ()) -> list[str]:
     """The columns a finding's measure depends on through exact matches: a column coded
     differently there makes it find less (rule M1). Near copies use the Gower distance, where a
     number is a distance (a shifted code moves a record a little) and only text is matched
-    exactly; the k-NN attack depends on all its keys and its target."""
+    exactly. The k-NN attack measures numeric keys by distance (min-max scaled): a measurement
+    (more than :data:`CATEGORY_LEVELS` values) written a little off the original's values
+    misleads it little, a code (text, or at most :data:`CATEGORY_LEVELS` values) shifted or
+    written off its grid puts records among the wrong neighbours; its target counts when it
+    is attacked as a category (text, or a code, unless in ``numeric_targets``: a numeric
+    target is scored within 5%)."""
     if finding.family == "identity":
         return list(keys)
-    if finding.family in ("attribute", "attack"):
+    if finding.family == "attribute":
         return [*keys, finding.subject]
+    if finding.family == "attack":
+        t = finding.subject
+        category = not is_numeric(original[t]) or (
+            t not in numeric_targets and is_coded_category(original[t]))
+        return [k for k in keys if not is_numeric(original[k]) or is_coded_category(original[k])
+                ] + ([t] if category else [])
     if finding.measure == "near copies":
         return [c for c in original.columns if not is_numeric(original[c])]
     return list(original.columns)
 
 
 def caveat(finding: Finding, differs: list, forced: bool, keys: list[str],
-           original: pd.DataFrame) -> Finding:
+           original: pd.DataFrame, numeric_targets: Sequence[str] = ()) -> Finding:
     """An exact-match finding on a synthesis that codes one of the columns it matches exactly
-    differently: said beside its numbers, and never 'not flagged' (rule M1,
-    :func:`capkit.audit.findings.coding_caveat`); so is a measure forced with
+    differently: said beside its numbers, and 'not measured' when it found no evidence (rule
+    M1, :func:`capkit.audit.findings.coding_caveat`); so is a measure forced with
     allow_disjoint_levels."""
     if finding.family not in EXACT_MATCH:
         return finding
-    used = set(_exact_columns(finding, keys, original))
+    used = set(_exact_columns(finding, keys, original, numeric_targets))
     return coding_caveat(finding, [m.column for m in differs if m.column in used], forced)
 
 

@@ -24,7 +24,7 @@ import math
 import pandas as pd
 
 from capkit.audit.run import Audit
-from capkit.audit.verdicts import LEVELS
+from capkit.audit.verdicts import LEVELS, NOT_MEASURED
 from capkit.errors import CapkitError
 
 __all__ = ["COLUMNS", "DIGITS", "HIGHER_IS_SAFER", "before_after"]
@@ -88,8 +88,8 @@ def before_after(audit: Audit, before: str, after: str) -> pd.DataFrame:
         va = math.nan if fa is None else _value(fa.value)
         change = va - vb
         moved = -change if key[1] in HIGHER_IS_SAFER else change
-        severer = fb is not None and fa is not None and \
-            LEVELS.index(fa.verdict) < LEVELS.index(fb.verdict)
+        severer = fb is not None and fa is not None and NOT_MEASURED not in (
+            fa.verdict, fb.verdict) and LEVELS.index(fa.verdict) < LEVELS.index(fb.verdict)
         rows.append({"family": key[0], "measure": key[1], "subject": key[2],
                      "unit": (fb or fa).unit, "before": vb, "after": va, "change": change,
                      "holdout before": math.nan if fb is None else _value(fb.holdout),

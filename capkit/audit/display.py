@@ -64,7 +64,7 @@ def summary_text(audit: Audit) -> str:
 
 def summary_html(audit: Audit) -> str:
     """A small table of verdict counts per synthesis, with the keys and targets."""
-    levels = ("disclosive", "review", "not flagged")
+    levels = tuple(audit.verdicts().columns)  # "not measured" only when some finding is
     head = "".join(f"<th>{level}</th>" for level in levels)
     rows = "".join(
         f"<tr><td>{html.escape(name)}</td>"

@@ -93,17 +93,17 @@ def from_comparison(synthesis: str, family: str, measure: str, subject: str,
     control rate) and the members-vs-baseline comparison (``baseline``, may be None).
 
     The verdict follows rules C1-C3 when a holdout rate is there (C0 when the members' rate
-    is at most the baseline's), else B1-B2 against the baseline, else N0
-    (:mod:`capkit.audit.verdicts`).
+    is at most the baseline's, in the order of :func:`capkit.audit.verdicts.decide`), else
+    B1-B2 against the baseline, else N0 (:mod:`capkit.audit.verdicts`).
     """
     main = control if control is not None else baseline
     has_control = control is not None and control.control is not None
     weak = (has_control and baseline is not None and baseline.control is not None
             and baseline.members.rate <= baseline.control.rate)
-    if weak:  # rule C0: no better than guessing on the members is no evidence
-        judged, compared = verdicts.no_better_than_baseline(family), control
-    elif has_control:
-        judged, compared = verdicts.against_control(control, family), control
+    if has_control:  # rule C0 (no better than guessing on the members) before C1-C3
+        judged = verdicts.decide(verdicts.against_control(control, family), family,
+                                 weaker_than_baseline=weak)
+        compared = control
     elif baseline is not None and baseline.control is not None:
         judged, compared = verdicts.against_baseline(baseline.risk_ci[0], family), baseline
     else:
@@ -156,6 +156,9 @@ def from_percents(synthesis: str, family: str, measure: str, subject: str, membe
     detail = f"{members:.2f}% of {n_members} members"
     if holdout is not None and n_holdout:
         control = _percents_compared(members, n_members, holdout, n_holdout, confidence)
+        # no rule C0 here: baseCAPd is synthpop's own quantity (every record, a key combination
+        # the synthesis lacks counting as a miss), not a guess scored on the same records as
+        # the measure, so CAP below it can still tell the members from the holdout
         f = from_comparison(synthesis, family, measure, subject, control, None, baseline_name,
                             detail)
         return _with(f, baseline=baseline)
@@ -207,16 +210,19 @@ def coding_caveat(finding: Finding, differs: Sequence[str], forced: bool = False
     """Rule M1, the same for every command: ``differs`` are the columns that the finding's
     measure matches exactly (its keys and target, every column for exact copies) and that a
     synthesis codes differently from the original (:func:`capkit.data.coding.mismatches`).
-    The finding says so beside its numbers and is never 'not flagged' (an exact-match measure
-    finds less than is there); ``forced``: measured with ``allow_disjoint_levels``, said too.
+    The finding says so beside its numbers; one that found no evidence (C0, C3, ...) is 'not
+    measured' (an exact-match measure finds less than is there), one that found disclosure
+    keeps its verdict (:func:`capkit.audit.verdicts.decide`); ``forced``: measured with
+    ``allow_disjoint_levels``, said too.
     """
     if not (differs or forced):
         return finding
     said = [f"coded differently: {', '.join(differs)}"] if differs else []
     said += ["forced with --allow-disjoint-levels / allow_disjoint_levels=True"] if forced else []
     detail = "; ".join([finding.detail, *said] if finding.detail else said)
-    if differs and finding.verdict == "not flagged":
-        judged = verdicts.coding_differs(finding.family)
+    judged = verdicts.decide(verdicts.Verdict(finding.verdict, "", finding.action),
+                             finding.family, coded_differently=bool(differs))
+    if judged.rule == "M1":
         return _with(finding, detail=detail, verdict=judged.level, rule=judged.rule_text,
                      action=judged.action)
     return _with(finding, detail=detail)
@@ -273,7 +279,17 @@ def message(f: Finding) -> str:
         text += f"; no-information baseline ({f.baseline_name}) {_num(f.baseline, f.unit)}"
     if f.risk is not None:
         text += f"; risk {_num(f.risk)} ({_num(f.risk_low)} to {_num(f.risk_high)})"
+    if f.verdict == verdicts.NOT_MEASURED:
+        return f"{text}: {f.verdict}: {_unmeasured_reason(f)}"
     return f"{text}: {f.verdict}"
+
+
+def _unmeasured_reason(f: Finding) -> str:
+    """Why a finding is not measured (rule M1): the columns coded differently, by role."""
+    said = [p for p in f.detail.split("; ") if p.startswith("coded differently: ")]
+    columns = said[-1].removeprefix("coded differently: ") if said else ""
+    role = {"identity": "keys", "copies": "columns"}.get(f.family, "keys or target")
+    return f"{role} coded differently" + (f" ({columns})" if columns else "")
 
 
 __all__ = ["REPLICATES", "Finding", "coding_caveat", "from_comparison", "from_duplicates",

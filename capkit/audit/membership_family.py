@@ -28,12 +28,28 @@ from capkit.audit.findings import Finding, from_comparison, uncompared
 from capkit.control import compare_to_control
 from capkit.membership_inference import metrics, scores
 
-__all__ = ["ATTACKS", "best_threshold", "membership_findings"]
+__all__ = ["ATTACKS", "best_threshold", "membership_findings", "membership_size"]
 
 #: The attacks the report runs: the distance to the closest synthetic record (DCR; a copy or a
 #: near copy of a member gives it away) and Monte Carlo's count of synthetic records near a record
 #: (Hilprecht et al. 2019). Neither needs a reference set, so the whole holdout is the control.
 ATTACKS = ("dcr", "mc")
+
+
+def membership_size(auc: float, tpr: float, fpr: float = 0.01) -> str:
+    """The size of a membership finding in words: the AUC and the TPR at an FPR of 1% read
+    against chance, where a guess flags members as often as non-members (TPR = FPR). Carlini
+    et al., "Membership Inference Attacks From First Principles" (IEEE S&P 2022), read an
+    attack by its TPR at a low FPR: at or below chance no member is picked out with
+    confidence, and a verdict from the threshold's rates is an excess spread over many
+    records, not a list of exposed members."""
+    text = f"AUC {auc:.3f}, TPR {100 * tpr:.1f}% at FPR {100 * fpr:.0f}%"
+    if not np.isfinite(tpr):
+        return text
+    if tpr <= fpr:
+        return (text + f" (no better than chance, {100 * fpr:.0f}%: no member picked out with "
+                "confidence; the excess is spread over many records)")
+    return text + f" ({tpr / fpr:.1f}x chance)"
 
 
 def best_threshold(score: np.ndarray, member: np.ndarray) -> float:
@@ -83,8 +99,8 @@ def membership_findings(name: str, original: pd.DataFrame, synthetic: pd.DataFra
         k_m, n_m = int((flagged & member & held).sum()), int((member & held).sum())
         k_c, n_c = int((flagged & ~member & held).sum()), int((~member & held).sum())
         comparison = compare_to_control(k_m, n_m, k_c, n_c, confidence=confidence, warn=False)
-        size = (f"AUC {float(auc.loc[attack, 'auc']):.3f}, TPR "
-                f"{100 * float(auc.loc[attack, 'tpr_at_fpr_0.01']):.1f}% at FPR 1%")
+        size = membership_size(float(auc.loc[attack, "auc"]),
+                               float(auc.loc[attack, "tpr_at_fpr_0.01"]))
         finding = from_comparison(
             name, "membership", f"{attack} membership inference", "all columns", comparison,
             None, detail=f"{k_m:,} of {n_m:,} members and {k_c:,} of {n_c:,} holdout records "

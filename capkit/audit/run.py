@@ -141,8 +141,9 @@ class Audit:
         frame = pd.DataFrame([(f.synthesis, f.verdict) for f in self.findings],
                              columns=["synthesis", "verdict"])
         table = pd.crosstab(frame["synthesis"], frame["verdict"])
-        return table.reindex(index=self.syntheses, columns=list(verdicts.LEVELS),
-                             fill_value=0)
+        levels = [lv for lv in verdicts.LEVELS  # "not measured" (rule M1) only when it occurs
+                  if lv != verdicts.NOT_MEASURED or lv in set(frame["verdict"])]
+        return table.reindex(index=self.syntheses, columns=levels, fill_value=0)
 
     def to_frame(self) -> pd.DataFrame:
         """Every finding as a row (the fields of :class:`Finding` and its ``message``)."""
@@ -376,7 +377,7 @@ def audit(original: pd.DataFrame,
     warns += [f.text() for f in failures]
     warns += [m.text() for found_ in differs.values() for m in found_]
     findings = [caveats.caveat(f, differs[f.synthesis], allow_disjoint_levels, keys_,
-                               given_original)
+                               given_original, list(kinds))
                 for f in findings]
     order = {n: j for j, n in enumerate(named)}
     findings.sort(key=lambda f: order[f.synthesis])  # stable: families keep their order

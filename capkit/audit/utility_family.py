@@ -55,6 +55,7 @@ import pandas as pd
 from capkit import utility
 from capkit.audit.findings import Finding
 from capkit.audit.verdicts import LEVELS
+from capkit.data.coding import mismatches
 from capkit.errors import CapkitError
 from capkit.sdnist.kmarginal import kmarginal
 from capkit.utility.one_table import code_variable
@@ -279,10 +280,23 @@ def measure(original: pd.DataFrame, named: Mapping[str, pd.DataFrame], *, nworst
             kmarginal=km, kmarginal_exact=exact, null_mean=mean, null_sd=sd,
             S_pMSE_general_se=null_se(s_gen, mean, sd, nperms if nperms > 0 else 0),
             kmarginal_se=float(np.std(boot, ddof=1)),
-            warnings=sorted(set(list(gen.get("warnings", [])) + list(one.warnings)
-                                + (list(two.warnings) if two is not None else []))))
+            warnings=_coding_warnings(original, frame, columns, name) + sorted(
+                set(list(gen.get("warnings", [])) + list(one.warnings)
+                    + (list(two.warnings) if two is not None else []))))
     return UtilityFamily(out, columns, int(nworst), int(nperms), int(ngroups),
                          time.perf_counter() - start, int(seed))
+
+
+def _coding_warnings(original: pd.DataFrame, frame: pd.DataFrame, columns: list[str],
+                     name: str) -> list[str]:
+    """The columns the release codes differently from the original, by the rule of the report
+    and the disclosure commands (:func:`capkit.data.coding.mismatches`), said for utility: a
+    code written off the original's values (an age class 25.1 for 22 or 27) is a cell of its
+    own in the one- and two-way tables, so their S_pMSE measures the coding, not the fit."""
+    return [f"{m.text()}. For utility: the one- and two-way tables put those values in cells "
+            f"the original does not have, so the S_pMSE of the tables with {m.column!r} "
+            "measures the coding, not the fit"
+            for m in mismatches(original, frame, columns, name=f"synthesis {name!r}")]
 
 
 def _label(f: Finding) -> str:

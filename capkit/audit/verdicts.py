@@ -47,6 +47,24 @@ The rules (also in ``docs/custodian-report.md``):
 * The 1-way / 2-way checks of synthpop: ``review`` (rule K1) when a target or a key-target
   pair is flagged (the data themselves are nearly disclosive there, whatever the synthesis),
   else ``not flagged`` (rule K2).
+
+* ``not measured`` (rule M1): a measure that matches values exactly (repU, DiSCO, CAP, exact
+  copies, an attack on a categorical target) on a synthesis that codes one of the columns it
+  matches differently from the original (ages 25.1 for classes 17.5, 22, 27) finds less than
+  is there: when it finds nothing, its "not flagged" cannot be trusted, and it is not a
+  finding to review either. It says so with the reason.
+
+**The order of the rules** (:data:`PRECEDENCE`, :func:`decide`), the first that applies
+decides, for every measure and every command:
+
+1. M1: an exact-match measure on columns coded differently that finds no evidence (its own
+   rule, or C0, says ``not flagged``) is ``not measured``, with the columns. A finding of
+   disclosure stands (a difference in coding only hides matches, it cannot make them).
+2. C0: an attack (a rate with a no-information baseline and a holdout) that does no better on
+   the members than its baseline is ``not flagged``, whatever the holdout says (it overrides
+   C1 and C2).
+3. The measure's own rule: C1-C3 with a holdout, D1-D3 for copies without one, B1/B2/B4
+   against a baseline, K1/K2 for synthpop's checks, N0 when there is nothing to compare with.
 """
 
 from __future__ import annotations
@@ -56,8 +74,18 @@ from dataclasses import dataclass
 
 from capkit.control import ControlComparison
 
-#: Verdict levels, most severe first.
-LEVELS = ("disclosive", "review", "not flagged")
+#: The verdict of a finding that could not be measured (rule M1), the last of :data:`LEVELS`.
+NOT_MEASURED = "not measured"
+
+#: Verdict levels, most severe first; ``not measured`` (rule M1) is no judgement and comes last.
+LEVELS = ("disclosive", "review", "not flagged", NOT_MEASURED)
+
+#: The levels that flag a finding (what a custodian must act on or look at).
+FLAGGED = ("disclosive", "review")
+
+#: The order in which the rules decide a verdict, the first that applies winning
+#: (:func:`decide`): M1 over C0 over the measure's own rule.
+PRECEDENCE = ("M1", "C0", "own rule")
 
 #: The risk's lower bound a disclosive finding needs (rule C1), and the lower bound against a
 #: no-information baseline from which a finding without holdout needs review (rule B1).
@@ -120,8 +148,9 @@ RULES = {
     "K1": "synthpop's 1-way / 2-way check flags a target or key-target pair",
     "K2": "synthpop's 1-way / 2-way checks flag nothing",
     "N0": "no holdout and no baseline: reported, not judged",
-    "M1": "a key or target is coded differently in the synthesis and the original: an "
-          "exact-match measure finds less than is there, so 'not flagged' cannot be trusted",
+    "M1": "a key or target is coded differently in the synthesis and the original and the "
+          "exact-match measure finds no evidence: it finds less than is there, so it is not "
+          "measured (a finding of disclosure stands)",
 }
 
 
@@ -202,8 +231,32 @@ def checks(flagged: int) -> Verdict:
 
 
 def coding_differs(family: str) -> Verdict:
-    """Rule M1: a finding of an exact-match measure on files whose coding differs."""
-    return _verdict("review", "M1", family)
+    """Rule M1: an exact-match measure that found nothing on files whose coding differs is
+    not measured (what fixes it: recode one file to the other's values)."""
+    return Verdict(NOT_MEASURED, "M1", "recode one file to the other's values, or leave the "
+                   "column out of the keys and targets")
+
+
+def decide(own: Verdict, family: str, *, weaker_than_baseline: bool = False,
+           coded_differently: bool = False) -> Verdict:
+    """The verdict of a finding by the rules in their order (:data:`PRECEDENCE`): M1, then C0,
+    then the measure's own rule ``own`` (C1-C3, D1-D3, B1/B2/B4, K1/K2 or N0).
+
+    Parameters
+    ----------
+    own
+        The verdict of the measure's own rule.
+    family
+        The finding's family (its action).
+    weaker_than_baseline
+        The members' rate is at most the no-information baseline's, with a holdout (rule C0).
+    coded_differently
+        A column the measure matches exactly is coded differently in the synthesis (rule M1).
+    """
+    judged = no_better_than_baseline(family) if weaker_than_baseline else own
+    if coded_differently and judged.level not in FLAGGED:
+        return coding_differs(family)
+    return judged
 
 
 def not_judged(family: str) -> Verdict:
@@ -212,12 +265,14 @@ def not_judged(family: str) -> Verdict:
 
 
 def worst(levels: list[str]) -> str:
-    """The most severe of ``levels`` (``not flagged`` for none)."""
+    """The most severe of ``levels`` (``not flagged`` for none; ``not measured`` only when
+    nothing else is there)."""
     present = [lv for lv in LEVELS if lv in set(levels)]
     return present[0] if present else "not flagged"
 
 
-__all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "LEVELS",
-           "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES", "Verdict", "against_baseline",
-           "against_control", "against_duplicates", "checks", "coding_differs",
+__all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "FLAGGED",
+           "LEVELS", "NOT_MEASURED", "PRECEDENCE", "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES",
+           "Verdict", "against_baseline", "against_control", "against_duplicates", "checks",
+           "coding_differs", "decide",
            "disco_without_control", "no_better_than_baseline", "not_judged", "worst"]

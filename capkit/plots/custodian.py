@@ -29,10 +29,11 @@ __all__ = ["FLAG_COLOURS", "FLAG_LABELS", "MARKERS", "VERDICT_COLOURS",
            "distance_distributions", "findings_forest", "page_svg", "records_at_risk_grid",
            "verdict_grid"]
 
-#: Verdict -> colour (Okabe & Ito: vermillion, orange, blue).
-VERDICT_COLOURS = {"disclosive": "#D55E00", "review": "#E69F00", "not flagged": "#0072B2"}
-#: Verdict -> marker of the forest plot (square, triangle, circle): readable in grey.
-MARKERS = {"disclosive": "s", "review": "^", "not flagged": "o"}
+#: Verdict -> colour (Okabe & Ito: vermillion, orange, blue; grey for not measured, rule M1).
+VERDICT_COLOURS = {"disclosive": "#D55E00", "review": "#E69F00", "not flagged": "#0072B2",
+                   "not measured": "#999999"}
+#: Verdict -> marker of the forest plot (square, triangle, circle, cross): readable in grey.
+MARKERS = {"disclosive": "s", "review": "^", "not flagged": "o", "not measured": "x"}
 
 #: Weight of a flag in the score -> the colour of its cell (Okabe & Ito: the heaviest
 #: vermillion, then orange, sky blue, grey).

@@ -17,7 +17,7 @@ from capkit.audit.compare import DIGITS
 from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
 from capkit.audit.findings import severity as finding_severity
-from capkit.audit.verdicts import worst
+from capkit.audit.verdicts import FLAGGED, NOT_MEASURED, worst
 from capkit.report.model import Picture, Report, Section, Table
 from capkit.report.utility import map_entries, map_section, utility_sections
 
@@ -53,9 +53,10 @@ def _findings_table(audit: Audit, name: str) -> Table:
 
 def _synthesis_section(audit: Audit, name: str) -> Section:
     mine = [f for f in audit.findings if f.synthesis == name]
-    flagged = [f for f in mine if f.verdict != "not flagged" and f.family != "checks"]
+    flagged = [f for f in mine if f.verdict in FLAGGED and f.family != "checks"]
     flagged.sort(key=lambda f: f.verdict != "disclosive")
-    checks = [f for f in mine if f.family == "checks" and f.verdict != "not flagged"]
+    checks = [f for f in mine if f.family == "checks" and f.verdict in FLAGGED]
+    unmeasured = [f for f in mine if f.verdict == NOT_MEASURED]
     items = [message(f) for f in flagged]
     if checks:
         items.append("synthpop's 1-way / 2-way checks flag entries for "
@@ -68,6 +69,7 @@ def _synthesis_section(audit: Audit, name: str) -> Section:
                  "measures, not proof of safety)" + (", among the families measured"
                                                      if failed else "")]
     items += [f"NOT MEASURED: {f.family}: {f.reason}" for f in failed]
+    items += [f"NOT MEASURED (rule M1): {message(f)}" for f in unmeasured]
     actions = []
     for f in flagged + checks:
         line = f"{f.family}: {f.action}"
@@ -99,8 +101,11 @@ def _verdict_section(audit: Audit) -> Section:
         where = f" ({'; '.join(_severest(audit, name, fam) for fam in families)})" \
             if families else ""
         failed = [f.family for f in audit.failures if f.synthesis == name]
+        unmeasured = int(row.get(NOT_MEASURED, 0))
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
-                     f"review, {row['not flagged']} not flagged; worst: {highest}"
+                     f"review, {row['not flagged']} not flagged"
+                     + (f", {unmeasured} not measured (coded differently)" if unmeasured
+                        else "") + f"; worst: {highest}"
                      + (f"; not measured: {', '.join(failed)}" if failed else ""))
     paragraphs = ([f"WARNING: {w}." for w in audit.warnings] + [_INTRO]
                   + ([_NO_HOLDOUT.format(what="No holdout was given" if not audit.warnings else

@@ -22,10 +22,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capkit.data.labels import is_numeric
+from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
 from capkit.errors import CapkitError
 
-__all__ = ["bootstrap_with_noise", "independent_columns", "leaky_release"]
+__all__ = ["CODE_LEVELS", "bootstrap_with_noise", "independent_columns", "leaky_release"]
+
+#: Most distinct values (missing values aside) of a numeric column that
+#: :func:`bootstrap_with_noise` takes for a code and leaves unperturbed.
+CODE_LEVELS = CATEGORY_LEVELS
 
 
 def _check(frame: object, n: int | None) -> int:
@@ -50,10 +54,22 @@ def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int 
         The original records. Not modified.
     noise
         Standard deviation of the noise as a share of each numeric column's standard deviation
-        (default 1%). Columns of whole numbers (integer columns, and float columns whose
-        values are all whole, such as SD2011's month of marriage beside its missing values) are
-        rounded back to whole numbers (with 1% of the standard deviation most values come back
-        unchanged: this is meant to be a near-copy).
+        (default 1%). Only measurements are perturbed:
+
+        * a column of codes, **any numeric column with at most** :data:`CODE_LEVELS` **(20)
+        distinct values** (missing values aside), whatever its dtype, keeps the drawn records'
+        values as they are: survey files store categories as numbers, whole (1, 2, 3) or not
+        (age classes by their midpoints 17.5, 22, 27), and a perturbed code is no code of the
+        original (every exact-match measure would then find nothing, and the near-copy would
+        look safe and useless). The same threshold makes the attacks treat such a column as a
+        category (:data:`capkit.data.labels.CATEGORY_LEVELS`);
+        * the other columns of whole numbers (integer columns, and float columns whose values
+        are all whole, such as incomes in whole units beside missing values) are rounded back
+        to whole numbers after the noise (with 1% of the standard deviation most values come
+        back unchanged: this is meant to be a near-copy).
+
+        The noise is drawn for every numeric column in the columns' order, codes included, so
+        the draws of a column do not depend on which other columns are codes.
     seed
         Seed of ``numpy.random.default_rng``.
     n
@@ -78,6 +94,8 @@ def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int 
         # integers, also stored as floats beside missing values (R's numeric NA), stay whole
         whole = bool(np.all(np.mod(original[~np.isnan(original)], 1) == 0))
         values = original[rows] + rng.normal(0.0, noise * spread if spread > 0 else 0.0, size)
+        if is_coded_category(frame[column]):  # a code stays a code (drawn, then left alone)
+            continue
         if whole:
             values = np.round(values)
         out[column] = pd.Series(values, index=out.index).astype(frame[column].dtype)

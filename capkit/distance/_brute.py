@@ -37,20 +37,48 @@ def usable(n_s: int, n_r: int, num_s: np.ndarray, num_r: np.ndarray, w_cat: np.n
     return not (np.isinf(num_s).any() or np.isinf(num_r).any() or np.isinf(w_cat).any())
 
 
-def _levels(cat_s: np.ndarray, cat_r: np.ndarray, w_cat: np.ndarray, equal: bool
-            ) -> np.ndarray:
-    """(len(cat_s), len(cat_r)) categorical levels, rounded as the kernel's."""
+def _pattern_values(w_cat: np.ndarray) -> np.ndarray:
+    """Level of every mismatch pattern (bit k: column k differs), summed in column order."""
+    patterns = np.arange(2 ** len(w_cat))
+    values = np.zeros(len(patterns))
+    for k in range(len(w_cat)):  # same summation order as the level matrix
+        values += w_cat[k] * ((patterns >> k) & 1 == 1)
+    return values
+
+
+def _level_table(w_cat: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """The kernel's level of every count of differing columns (equal weights: ``weight *
+    count``) or of every mismatch pattern (bit k: column k differs; the weights summed in
+    column order from 0.0, :func:`_pattern_values`); None when there
+    are too many columns for a table of patterns (then the sum is formed pair by pair)."""
+    pc = len(w_cat)
+    if pc and np.all(w_cat == w_cat[0]):
+        return w_cat[0] * np.arange(pc + 1, dtype=np.float64), True
+    if pc <= 16:
+        return _pattern_values(w_cat), False
+    return None, False
+
+
+def _levels(cat_s: np.ndarray, cat_r: list[np.ndarray], w_cat: np.ndarray,
+            table: np.ndarray | None, equal: bool) -> np.ndarray:
+    """(len(cat_s), n_r) categorical levels, rounded as the kernel's (``cat_r``: the reference
+    codes column by column)."""
     pc = cat_s.shape[1]
-    if pc == 0:
-        return np.zeros((len(cat_s), len(cat_r)))
-    if equal:
-        count = np.zeros((len(cat_s), len(cat_r)), dtype=np.uint16 if pc >= 255 else np.uint8)
+    n_r = len(cat_r[0]) if pc else 0
+    if table is not None:
+        dtype = np.uint8 if equal and pc < 255 else np.uint16
+        key = np.zeros((len(cat_s), n_r), dtype=dtype)
         for k in range(pc):
-            count += cat_s[:, k][:, None] != cat_r[:, k][None, :]
-        return w_cat[0] * count.astype(np.float64)
-    level = np.zeros((len(cat_s), len(cat_r)))
+            differs = cat_s[:, k][:, None] != cat_r[k][None, :]
+            if equal:
+                key += differs
+            else:
+                key |= differs.astype(dtype) << dtype(k)
+        # equal weights: weight * count is the table's float (a product is faster than a lookup)
+        return table[1] * key if equal else table[key]
+    level = np.zeros((len(cat_s), n_r))
     for k in range(pc):
-        level += w_cat[k] * (cat_s[:, k][:, None] != cat_r[:, k][None, :])
+        level += w_cat[k] * (cat_s[:, k][:, None] != cat_r[k][None, :])
     return level
 
 
@@ -59,37 +87,59 @@ def brute_nearest(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r
                   exclude: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """``best, arg`` of :func:`capkit.distance.nearest.nearest` (same arguments, already
     validated: ``exclude`` (n_s, e) int64 or None) over every pair; see the module docstring."""
+    best, arg = brute_k(cat_s, cat_r, num_s, num_r, w_cat, numeric_cap, exclude, 1)
+    return best[:, 0], arg[:, 0]
+
+
+def brute_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np.ndarray,
+            w_cat: np.ndarray, numeric_cap: np.ndarray | None, exclude: np.ndarray | None,
+            k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(n_s, k) ``best, arg``: column j is what :func:`brute_nearest` returns when the rows of
+    columns 0..j-1 that were found (finite best) are added to ``exclude``, as
+    :func:`capkit.distance.neighbours.k_nearest` searches the j-th neighbour; one pass over the
+    pairs."""
     n_s, n_r = len(cat_s), len(cat_r)
     pq = num_s.shape[1]
-    equal = bool(len(w_cat) and np.all(w_cat == w_cat[0]))
+    none = np.iinfo(np.int64).max
+    table, equal = _level_table(w_cat)
+    if cat_s.size and min(int(cat_s.min()), int(cat_r.min(initial=0))) >= 0:
+        # the narrowest type of the codes: comparisons of narrow integers are several times faster
+        narrow = np.min_scalar_type(max(int(cat_s.max()), int(cat_r.max(initial=0))))
+        cat_s, cat_r = cat_s.astype(narrow), cat_r.astype(narrow)
+    cat_r = [np.ascontiguousarray(cat_r[:, c]) for c in range(cat_r.shape[1])]
     missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
-    best = np.full(n_s, np.inf)
-    arg = np.full(n_s, np.iinfo(np.int64).max, dtype=np.int64)
+    best = np.full((n_s, k), np.inf)
+    arg = np.full((n_s, k), none, dtype=np.int64)
     step = max(1, BLOCK_CELLS // max(n_r, 1))
-    columns_r = [np.ascontiguousarray(num_r[:, k]) for k in range(pq)]
+    columns_r = [np.ascontiguousarray(num_r[:, c]) for c in range(pq)]
     for lo in range(0, n_s, step):
         hi = min(lo + step, n_s)
-        d = _levels(cat_s[lo:hi], cat_r, w_cat, equal)
+        rows = np.arange(hi - lo)
+        d = (_levels(cat_s[lo:hi], cat_r, w_cat, table, equal) if len(cat_r)
+             else np.zeros((hi - lo, n_r)))
         t = np.empty_like(d)
-        for k in range(pq):
-            np.subtract(num_s[lo:hi, k][:, None], columns_r[k][None, :], out=t)
+        for c in range(pq):
+            np.subtract(num_s[lo:hi, c][:, None], columns_r[c][None, :], out=t)
             np.abs(t, out=t)
             if numeric_cap is not None:
-                np.minimum(t, numeric_cap[k], out=t, where=t > numeric_cap[k])
+                np.minimum(t, numeric_cap[c], out=t, where=t > numeric_cap[c])
             if missing:
                 t[np.isnan(t)] = 0.0
             d += t
         if exclude is not None and exclude.shape[1]:
-            rows = np.repeat(np.arange(hi - lo), exclude.shape[1])
+            at = np.repeat(rows, exclude.shape[1])
             cols = exclude[lo:hi].ravel()
             taken = cols >= 0
-            d[rows[taken], cols[taken]] = np.inf
-        where = np.argmin(d, axis=1)
-        value = d[np.arange(hi - lo), where]
-        found = np.isfinite(value)  # infinite only when every reference row is excluded
-        best[lo:hi] = value
-        arg[lo:hi] = np.where(found, where, np.iinfo(np.int64).max)
+            d[at[taken], cols[taken]] = np.inf
+        for j in range(k):
+            where = np.argmin(d, axis=1)
+            value = d[rows, where]
+            found = np.isfinite(value)  # infinite only when every reference row is excluded
+            best[lo:hi, j] = value
+            arg[lo:hi, j] = np.where(found, where, none)
+            if j + 1 < k:
+                d[rows[found], where[found]] = np.inf
     return best, arg
 
 
-__all__ = ["BRUTE_PAIRS", "brute_nearest", "usable"]
+__all__ = ["BRUTE_PAIRS", "brute_k", "brute_nearest", "usable"]

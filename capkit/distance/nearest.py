@@ -29,6 +29,7 @@ import numpy as np
 
 from capkit.counts.encode import combine_codes
 from capkit.distance import _brute
+from capkit.distance._brute import _pattern_values
 
 #: Record pairs whose numeric distance is evaluated at once.
 PAIR_BATCH = 2**21
@@ -104,15 +105,6 @@ def _scan_pairs(
         if tick is not None:
             tick(hi - lo)
         lo = hi
-
-
-def _pattern_values(w_cat: np.ndarray) -> np.ndarray:
-    """Level of every mismatch pattern (bit k: column k differs), summed in column order."""
-    patterns = np.arange(2 ** len(w_cat))
-    values = np.zeros(len(patterns))
-    for k in range(len(w_cat)):  # same summation order as the level matrix
-        values += w_cat[k] * ((patterns >> k) & 1 == 1)
-    return values
 
 
 def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -16,6 +16,7 @@ from capkit.distance import _brute
 from capkit.distance.nearest import nearest
 from capkit.distance.neighbour_risk import entropy
 from capkit.distance.neighbours import Encoded, Weights, k_nearest
+from capkit.membership_inference import _squared
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,3 +122,33 @@ scores(frame(100), frame(100), frame(100), frame(100), attacks=("gan_leaks", "mc
        compat="domias")
 """
     assert not {"numba", "sklearn", "scipy.stats"} & _imported(code)
+
+
+def _every_pair(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.vstack([block for _, _, block in _squared._squared_blocks(x, y)])
+
+
+@pytest.mark.parametrize("pair_batch", [1, 7, 1 << 20])
+def test_squared_search_on_sums_equals_every_pair(monkeypatch, pair_batch) -> None:
+    """DOMIAS's squared distance: the nearest distance and the counts within the median radius
+    (MC) by the search on sums are the floats and integers of a pass over every pair."""
+    monkeypatch.setattr(_squared, "PAIR_BATCH", pair_batch)
+    rng = np.random.default_rng(11)
+    for _ in range(80):
+        n, m, p = int(rng.integers(1, 90)), int(rng.integers(1, 90)), int(rng.integers(1, 6))
+        scale = float(rng.choice([1.0, 10.0, 1e5]))
+        x = np.round(rng.normal(size=(n, p)) * scale, int(rng.integers(0, 3)))
+        y = np.round(rng.normal(size=(m, p)) * scale, int(rng.integers(0, 3)))
+        if rng.random() < 0.3:  # copies: distance 0 and ties
+            y[: m // 2] = x[rng.integers(0, n, m // 2)]
+        if rng.random() < 0.2:  # one column dominates the sums (as fnlwgt on Adult)
+            x[:, 0] *= 1e6
+            y[:, 0] *= 1e6
+        pairs = _every_pair(x, y)
+        nearest_ = pairs.min(axis=1)
+        np.testing.assert_array_equal(_squared.squared_min(x, y), nearest_)
+        radius = float(np.median(nearest_))
+        want = (pairs < radius).sum(axis=1)
+        np.testing.assert_array_equal(_squared.squared_ball_counts(x, y, radius), want)
+        np.testing.assert_array_equal(
+            _squared.squared_ball_counts(x, y, radius, nearest=nearest_), want)

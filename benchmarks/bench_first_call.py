@@ -232,30 +232,37 @@ def main() -> None:
     if args.child:
         _child(args)
         return
+    if args.peer_python is None:
+        parser.error("--peer-python (the peer's venv python) is needed")
+    run(args.family, args.peer_python, small=args.small, full=args.full, repeat=args.repeat,
+        full_repeat=args.full_repeat, measures=args.measures, out=args.out)
+
+
+def run(family: str, peer_python: str, *, small: int = 3_000, full: int | None = None,
+        repeat: int = 3, full_repeat: int = 1, measures: list[str] | None = None,
+        out: str | None = None) -> list[dict]:
+    """Print (and write to ``out``) the table of the module docstring; returns its rows."""
     import os
     import tempfile
 
-    if args.peer_python is None:
-        parser.error("--peer-python (the peer's venv python) is needed")
-    family = args.family
-    measures = args.measures or (list(SYNTHEVAL_METRICS) if family == "syntheval"
-                                 else list(DOMIAS_ATTACKS))
-    full = args.full if args.full is not None else (10_000 if family == "syntheval" else 8_000)
+    measures = measures or (list(SYNTHEVAL_METRICS) if family == "syntheval"
+                            else list(DOMIAS_ATTACKS))
+    full = full if full is not None else (10_000 if family == "syntheval" else 8_000)
     peer = "SynthEval" if family == "syntheval" else "domias"
     lines = [f"First call in a fresh process, capkit vs {peer} (CPU seconds, best of "
-             f"{args.repeat} alternating rounds at {args.small:,} rows, {args.full_repeat} at "
+             f"{repeat} alternating rounds at {small:,} rows, {full_repeat} at "
              f"{full:,}; load average {os.getloadavg()[0]:.1f} at the start)",
              "process: interpreter + pandas + CSVs + import + 1st call; lib+1st: import + 1st "
              "call; 1st, 2nd: the calls alone; ratio: peer / capkit", header(peer)]
     print("\n".join(lines), flush=True)
     rows = []
-    for n, repeat in ((args.small, args.repeat), (full, args.full_repeat)):
+    for n, rounds in ((small, repeat), (full, full_repeat)):
         if n <= 0:
             continue
         with tempfile.TemporaryDirectory() as name:
             folder = Path(name)
             (_write_syntheval if family == "syntheval" else _write_domias)(folder, n)
-            rows += measure_size(family, n, measures, args.peer_python, repeat, folder)
+            rows += measure_size(family, n, measures, peer_python, rounds, folder)
     lines += [_line(r) for r in rows]
     goal = [r for r in rows if r["measure"] not in SAME_WORK]
     for field in FIELDS:
@@ -264,8 +271,9 @@ def main() -> None:
         lines.append(f"goal >= 10x on {field:8s}: {'met' if ratio >= 10 else 'missed'}, "
                      f"the least ratio {ratio:.1f}x ({worst['measure']}, {worst['rows']:,} rows)")
     print("\n".join(lines[-len(FIELDS):]))
-    if args.out:
-        Path(args.out).write_text("\n".join(lines) + "\n")
+    if out:
+        Path(out).write_text("\n".join(lines) + "\n")
+    return rows
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ the kernel itself).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 #: At most this many (query, reference) record pairs are searched by brute force.
@@ -84,16 +86,22 @@ def _levels(cat_s: np.ndarray, cat_r: list[np.ndarray], w_cat: np.ndarray,
 
 def brute_nearest(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np.ndarray,
                   w_cat: np.ndarray, numeric_cap: np.ndarray | None,
-                  exclude: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                  exclude: np.ndarray | None, *, pair_batch: int | None = None,
+                  progress: Callable[[int], object] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """``best, arg`` of :func:`capkit.distance.nearest.nearest` (same arguments, already
-    validated: ``exclude`` (n_s, e) int64 or None) over every pair; see the module docstring."""
-    best, arg = brute_k(cat_s, cat_r, num_s, num_r, w_cat, numeric_cap, exclude, 1)
+    validated: ``exclude`` (n_s, e) int64 or None) over every pair; see the module docstring.
+    ``progress`` is called with the query records of each block (blocks of at most
+    ``pair_batch`` pairs when given)."""
+    best, arg = brute_k(cat_s, cat_r, num_s, num_r, w_cat, numeric_cap, exclude, 1,
+                        pair_batch=pair_batch, progress=progress)
     return best[:, 0], arg[:, 0]
 
 
 def brute_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np.ndarray,
             w_cat: np.ndarray, numeric_cap: np.ndarray | None, exclude: np.ndarray | None,
-            k: int) -> tuple[np.ndarray, np.ndarray]:
+            k: int, *, pair_batch: int | None = None,
+            progress: Callable[[int], object] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(n_s, k) ``best, arg``: column j is what :func:`brute_nearest` returns when the rows of
     columns 0..j-1 that were found (finite best) are added to ``exclude``, as
     :func:`capkit.distance.neighbours.k_nearest` searches the j-th neighbour; one pass over the
@@ -110,7 +118,8 @@ def brute_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np.n
     missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
     best = np.full((n_s, k), np.inf)
     arg = np.full((n_s, k), none, dtype=np.int64)
-    step = max(1, BLOCK_CELLS // max(n_r, 1))
+    cells = BLOCK_CELLS if pair_batch is None else min(BLOCK_CELLS, pair_batch)
+    step = max(1, cells // max(n_r, 1))
     columns_r = [np.ascontiguousarray(num_r[:, c]) for c in range(pq)]
     for lo in range(0, n_s, step):
         hi = min(lo + step, n_s)
@@ -139,6 +148,8 @@ def brute_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np.n
             arg[lo:hi, j] = np.where(found, where, none)
             if j + 1 < k:
                 d[rows[found], where[found]] = np.inf
+        if progress is not None:
+            progress(hi - lo)
     return best, arg
 
 

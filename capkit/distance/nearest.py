@@ -247,9 +247,8 @@ def nearest(
         best, arg = _brute.brute_nearest(
             cat_s, cat_r, num_s, num_r, np.asarray(w_cat, dtype=np.float64),
             None if numeric_cap is None else np.asarray(numeric_cap, dtype=np.float64),
-            None if exclude is None else np.asarray(exclude, dtype=np.int64).reshape(n_s, -1))
-        if progress is not None:
-            progress(n_s)
+            None if exclude is None else np.asarray(exclude, dtype=np.int64).reshape(n_s, -1),
+            pair_batch=pair_batch, progress=progress)
         return best, arg
     best = np.full(n_s, np.inf)
     arg = np.full(n_s, np.iinfo(np.int64).max, dtype=np.int64)

@@ -23,6 +23,11 @@ Timed (best of ``--repeat``):
   ``--blocked`` also times capkit's independent numpy sum (``kde.blocked_density``; slow).
 
 ``--out benchmarks/results/membership_inference.csv`` writes the table.
+
+``--first-call PEER_PYTHON`` (domias' venv python): instead, the fresh-process table of
+``bench_first_call.py`` against domias 0.0.5 (GAN-Leaks, MC, DOMIAS's KDE ratio: first and
+second call in a fresh process, imports included, alternating, best of N, at 3,000 and 8,000
+records).
 """
 
 from __future__ import annotations
@@ -59,7 +64,14 @@ def main() -> None:
     parser.add_argument("--blocked", action="store_true",
                         help="time kde.blocked_density too (slow)")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--first-call", default=None, metavar="PEER_PYTHON",
+                        help="the fresh-process first-call table against domias")
     args = parser.parse_args()
+    if args.first_call:
+        from bench_first_call import run
+
+        run("domias", args.first_call, out=args.out)
+        return
     members, holdout, reference = make_data(args.rows, seed=20261125)
     from capkit.synth import syn
 

@@ -18,6 +18,10 @@ classifier), the outputs are compared key by key and the time ratio is printed. 
 is not run at 30k: its Gower distance holds n x n float64 matrices (7 GB each at 30,000) and
 ``hit_rate`` loops over the real records in Python.
 
+``--first-call`` (with ``--peer-python``): instead, the fresh-process table of
+``bench_first_call.py`` (each metric's first and second call in a fresh process, imports
+included, against SynthEval's, alternating, best of N, at 3,000 and 10,000 records).
+
 Run: ``CAPKIT_DATA=... .venv/bin/python benchmarks/bench_syntheval.py [--peer-python ...]``.
 """
 
@@ -127,7 +131,17 @@ def main() -> None:
     parser.add_argument("--n-syn", type=int, default=30_000)
     parser.add_argument("--peer-python", default=None)
     parser.add_argument("--peer-n", type=int, default=3_000)
+    parser.add_argument("--first-call", action="store_true",
+                        help="the fresh-process first-call table (bench_first_call.py)")
+    parser.add_argument("--out", default=None, help="with --first-call: write the table here")
     args = parser.parse_args()
+    if args.first_call:
+        if args.peer_python is None:
+            parser.error("--first-call needs --peer-python")
+        from bench_first_call import run
+
+        run("syntheval", args.peer_python, small=args.peer_n, out=args.out)
+        return
 
     real, holdout, syn = tables(args.n, args.holdout, args.n_syn)
     print(f"capkit.syntheval, real {len(real):,} / holdout {len(holdout):,} / synthetic "

@@ -9,9 +9,19 @@ import pandas as pd
 import pytest
 
 from capkit import distance
+from capkit.distance import _brute
 from capkit.distance.gower import encode
 from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
+
+
+@pytest.fixture(autouse=True, params=["brute force", "kernel"])
+def search(request, monkeypatch) -> str:
+    """Every test twice: small searches by numpy's brute force (the default below
+    ``BRUTE_PAIRS`` pairs) and by the compiled kernel (what larger inputs run)."""
+    if request.param == "kernel":
+        monkeypatch.setattr(_brute, "BRUTE_PAIRS", 0)
+    return request.param
 
 
 def mixed_frame(rng: np.random.Generator, n: int, *, extra_levels: bool = False) -> pd.DataFrame:

@@ -28,7 +28,8 @@ from collections.abc import Callable
 import numpy as np
 
 from capkit.counts.encode import combine_codes
-from capkit.distance._kernel import scan_levels, scan_queries
+from capkit.distance import _brute
+from capkit.distance._brute import _pattern_values
 
 #: Record pairs whose numeric distance is evaluated at once.
 PAIR_BATCH = 2**21
@@ -91,6 +92,8 @@ def _scan_pairs(
     work = np.cumsum(row_refs[query_row])
     combos = hj.astype(np.int64)
     cap = np.zeros(num_s.shape[1]) if numeric_cap is None else numeric_cap.astype(np.float64)
+    from capkit.distance._kernel import scan_queries  # numba: loaded by the first large search
+
     lo = 0
     while lo < len(queries):
         hi = int(np.searchsorted(work, (work[lo - 1] if lo else 0) + pair_batch, side="right"))
@@ -102,15 +105,6 @@ def _scan_pairs(
         if tick is not None:
             tick(hi - lo)
         lo = hi
-
-
-def _pattern_values(w_cat: np.ndarray) -> np.ndarray:
-    """Level of every mismatch pattern (bit k: column k differs), summed in column order."""
-    patterns = np.arange(2 ** len(w_cat))
-    values = np.zeros(len(patterns))
-    for k in range(len(w_cat)):  # same summation order as the level matrix
-        values += w_cat[k] * ((patterns >> k) & 1 == 1)
-    return values
 
 
 def _level_values(w_cat: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -247,6 +241,15 @@ def nearest(
     """
     n_s, n_r = len(cat_s), len(cat_r)
     pc = cat_s.shape[1]
+    num_s = np.ascontiguousarray(num_s, dtype=np.float64)
+    num_r = np.ascontiguousarray(num_r, dtype=np.float64)
+    if _brute.usable(n_s, n_r, num_s, num_r, w_cat):  # small: every pair, same floats and rows
+        best, arg = _brute.brute_nearest(
+            cat_s, cat_r, num_s, num_r, np.asarray(w_cat, dtype=np.float64),
+            None if numeric_cap is None else np.asarray(numeric_cap, dtype=np.float64),
+            None if exclude is None else np.asarray(exclude, dtype=np.int64).reshape(n_s, -1),
+            pair_batch=pair_batch, progress=progress)
+        return best, arg
     best = np.full(n_s, np.inf)
     arg = np.full(n_s, np.iinfo(np.int64).max, dtype=np.int64)
     if pc:
@@ -344,6 +347,8 @@ def _count_levels(parts: np.ndarray, combos: np.ndarray, first: np.ndarray, coun
                   progress: Callable[[int], object] | None) -> None:
     """Levels >= 1 with equal weights (:func:`capkit.distance._kernel.scan_levels`), in blocks
     of query combinations holding about :data:`QUERY_BLOCK` records or more."""
+    from capkit.distance._kernel import scan_levels  # numba: loaded by the first large search
+
     narrow = _narrow(parts)
     q_parts = np.ascontiguousarray(parts[combos], dtype=narrow)
     ref_parts = np.ascontiguousarray(parts[ref_combos], dtype=narrow)

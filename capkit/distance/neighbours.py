@@ -38,6 +38,7 @@ import pandas as pd
 from threadpoolctl import ThreadpoolController
 
 from capkit.counts.encode import factorize_many
+from capkit.distance import _brute
 from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
 
@@ -234,13 +235,25 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     keep = w_eff > 0
     num_scale = weights.num
     out = np.full((n, k), np.inf)
+    num_a, num_b = a.num * num_scale, b.num * num_scale
+    if _brute.usable(n, len(b), num_a, num_b, w_eff[keep]):
+        # small: the k searches below in one pass over the pairs (the same rows)
+        best, arg = _brute.brute_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
+                                   None, np.column_stack(excluded) if excluded else None,
+                                   min(k, len(b)))
+        searched = [(best[:, j], arg[:, j]) for j in range(best.shape[1])]
+    else:
+        searched = []
     for j in range(min(k, len(b))):
-        exclude = np.column_stack(excluded) if excluded else None
-        # one BLAS thread: the level matrices are small products, and threads of a shared
-        # machine slow them by several times
-        with one_thread():
-            best, arg = nearest(a.cat[:, keep], b.cat[:, keep], a.num * num_scale,
-                                b.num * num_scale, w_eff[keep], exclude=exclude)
+        if searched:
+            best, arg = searched[j]
+        else:
+            exclude = np.column_stack(excluded) if excluded else None
+            # one BLAS thread: the level matrices are small products, and threads of a shared
+            # machine slow them by several times
+            with one_thread():
+                best, arg = nearest(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
+                                    exclude=exclude)
         found = np.isfinite(best)
         out[found, j] = pair_distance(a, b, np.flatnonzero(found), arg[found], weights, total)
         excluded.append(np.where(found, arg, -1))

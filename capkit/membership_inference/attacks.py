@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from capkit.distance.nearest import nearest
-from capkit.membership_inference import _neighbours, kde
 
 #: DOMIAS 0.0.5's additive constant in the ratio's denominator (evaluator.py line 307).
 DOMIAS_EPSILON = 1e-10
@@ -68,7 +67,9 @@ def distance_to(enc: Encoded, target: str) -> np.ndarray:
     cat_t = enc.cat_g if target == "g" else enc.cat_r
     num_t = enc.num_g if target == "g" else enc.num_r
     if enc.kind == "squared":
-        return _neighbours.squared_min(enc.num_x, num_t)
+        from capkit.membership_inference import _squared  # numpy only
+
+        return _squared.squared_min(enc.num_x, num_t)
     best, _ = nearest(enc.cat_x, cat_t, enc.num_x, num_t, enc.w_cat)
     return best / enc.total_weight
 
@@ -83,9 +84,12 @@ def mc(enc: Encoded, d_g: np.ndarray) -> tuple[np.ndarray, float]:
     """MC scores and the epsilon (median of d(x, G) over the scored records)."""
     epsilon = float(np.median(d_g))
     if enc.kind == "squared":
-        counts = _neighbours.squared_ball_counts(enc.num_x, enc.num_g, epsilon,
-                                                  nearest=d_g)
+        from capkit.membership_inference import _squared  # numpy only
+
+        counts = _squared.squared_ball_counts(enc.num_x, enc.num_g, epsilon, nearest=d_g)
     else:
+        from capkit.membership_inference import _neighbours  # numba: imported when used
+
         counts = _neighbours.gower_ball_counts(enc.cat_x, enc.num_x, enc.cat_g, enc.num_g,
                                                enc.w_cat, enc.total_weight, epsilon)
     return counts / len(enc.num_g), epsilon
@@ -97,8 +101,12 @@ def dpi(enc: Encoded, k: int) -> np.ndarray:
     k = min(k, len(is_syn))
     num_t = np.concatenate([enc.num_g, enc.num_r])
     if enc.kind == "squared":
-        return _neighbours.squared_knn_share(enc.num_x, num_t, is_syn, k)
+        from capkit.membership_inference import _squared  # numpy only
+
+        return _squared.squared_knn_share(enc.num_x, num_t, is_syn, k)
     cat_t = np.concatenate([enc.cat_g, enc.cat_r])
+    from capkit.membership_inference import _neighbours  # numba: imported when used
+
     return _neighbours.gower_knn_share(enc.cat_x, enc.num_x, cat_t, num_t, enc.w_cat, is_syn,
                                        k)
 
@@ -111,6 +119,8 @@ def domias(x: np.ndarray, g: np.ndarray, r: np.ndarray | None, *, compat: bool
     the Jacobian of any change of units cancels in the ratio). ``compat``: DOMIAS 0.0.5's
     p_G(x) and p_G(x) / (p_R(x) + 1e-10).
     """
+    from capkit.membership_inference import kde  # numba, scipy.stats: imported when used
+
     kg = kde.fit(g, name="synthetic")
     details = {"synthetic": kg}
     if compat:

@@ -24,9 +24,8 @@ capkit raises an error that says so.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import entropy
 
-from capkit.distance.neighbour_risk import median_ratio, nnaa_with
+from capkit.distance.neighbour_risk import entropy, median_ratio, nnaa_with
 from capkit.distance.neighbours import Encoded
 from capkit.errors import CapkitError
 

@@ -27,13 +27,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from capkit.attacks.forest_disclosure import forest_disclosure
 from capkit.distance import neighbour_risk as nr
 from capkit.distance.neighbours import Encoded, joint_encode, legacy_state
 from capkit.errors import CapkitError
-from capkit.syntheval import euclid as eu
 from capkit.syntheval.config import PRESETS, UTILITY_ENTRIES, sensitive_columns, target_columns
-from capkit.syntheval.mia import mia_classifier
 
 NN_DISTANCES = ("gower", "euclid")
 METRICS = ("dcr", "nndr", "nnaa", "hit_rate", "eps_risk", "mia", "att_discl")
@@ -252,6 +249,8 @@ class SynthEval:
             if hold is None:
                 raise CapkitError("mia needs holdout_dataframe (SynthEval 1.7.3 prints an error "
                                   "and drops the metric)")
+            from capkit.syntheval.mia import mia_classifier  # scikit-learn: imported when used
+
             order = [[c for c in self.real.columns if c in set(self.categorical_columns)]
                      .index(c) for c in self.categorical_columns]
             out = mia_classifier(real, syn, hold, cat_order=order,
@@ -276,6 +275,8 @@ class SynthEval:
     def _run_euclid(self, metric: str, options: dict, real: Encoded, syn: Encoded,
                     hold: Encoded | None, state: np.random.RandomState, rule: str
                     ) -> tuple[dict, list[dict]]:
+        from capkit.syntheval import euclid as eu  # scipy.stats: imported when used
+
         if metric == "eps_risk":
             if hold is not None:
                 raise CapkitError(
@@ -342,6 +343,8 @@ class SynthEval:
                           "sensitive_vars=[...]) to measure attribute disclosure", stacklevel=4)
             out = {n + suffix: NAN for n in names.values() for suffix in ("", " se")}
             return out, [_row("att_discl_risk", NAN, NAN, NAN, NAN)]
+        from capkit.attacks.forest_disclosure import forest_disclosure  # scikit-learn
+
         result = forest_disclosure(self.real, synthetic, sensitive, self.categorical_columns,
                                    holdout=self.hold_out,
                                    numeric_tolerance=options.get("numerical_dist_thresh",

@@ -36,8 +36,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.metrics import f1_score, precision_score, recall_score
-from threadpoolctl import threadpool_limits
 
 from capkit.distance.neighbours import Encoded, legacy_state
 from capkit.errors import CapkitError
@@ -98,6 +96,9 @@ def mia_classifier(real: Encoded, synthetic: Encoded, holdout: Encoded, *,
         raise CapkitError(f"num_eval_iter must be an integer >= 1, got {num_eval_iter!r}")
     if len(holdout) < 2:
         raise CapkitError("mia needs a holdout of at least 2 records")
+    from sklearn.metrics import f1_score, precision_score, recall_score  # imported when used
+    from threadpoolctl import threadpool_limits
+
     state = legacy_state(seed)
     order = range(real.cat.shape[1]) if cat_order is None else cat_order
     x_real, x_syn, x_hold = _features([real, synthetic, holdout], order)

@@ -1,0 +1,167 @@
+"""DOMIAS 0.0.5's squared Euclidean distance on the raw columns (``sum_k (x_k - y_k)^2``,
+summed in column order, as its ``d``): the nearest distance, the counts within a radius (MC) and
+the make-up of the k nearest records (DPI).
+
+The nearest distance and the counts visit only the target records whose sum of values is
+within reach: by Cauchy-Schwarz ``(sum_k (x_k - y_k))^2 <= p * sum_k (x_k - y_k)^2``, so a
+record y with ``|sum x - sum y| > sqrt(p * B)`` is farther than B. B is the radius (MC), or
+for the nearest distance the best of the 2 x :data:`WINDOW` records nearest in sum (a distance
+actually reached, so an upper bound). The bound is widened by a margin far above the rounding of
+the sums and distances (``1e-9`` relative, ``1e-9 p max sum |row|`` absolute), and every
+candidate's distance is computed with the same operations as a pass over every pair
+(:func:`_squared_blocks`), so the minima and counts are the same floats and integers; with
+non-finite values, or when the bound leaves more than half the pairs, every pair is visited.
+On Adult's raw columns (sums dominated by ``fnlwgt``) a few records per query remain.
+
+Apart from :mod:`capkit.membership_inference._neighbours` (whose Gower searches are compiled)
+so that the DOMIAS-compatible attacks do not import numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BLOCK_CELLS = 1 << 21
+#: Candidate pairs evaluated at once by the search on sums.
+PAIR_BATCH = 1 << 20
+#: Records on each side of a query's position in the sorted sums that give its first bound.
+WINDOW = 8
+
+
+def _squared_blocks(x: np.ndarray, y: np.ndarray):
+    """(start, stop, block of sum_k (x_k - y_k)^2 summed in column order)."""
+    step = max(1, BLOCK_CELLS // max(len(y), 1))
+    for start in range(0, len(x), step):
+        stop = min(start + step, len(x))
+        block = np.zeros((stop - start, len(y)))
+        for k in range(x.shape[1]):
+            diff = x[start:stop, k][:, None] - y[:, k][None, :]
+            diff *= diff
+            block += diff
+        yield start, stop, block
+
+
+def _pair_squared(x: np.ndarray, y: np.ndarray, qi: np.ndarray, tj: np.ndarray) -> np.ndarray:
+    """sum_k (x_qi,k - y_tj,k)^2 for each pair, with :func:`_squared_blocks`' operations."""
+    out = np.zeros(len(qi))
+    for k in range(x.shape[1]):
+        diff = x[qi, k] - y[tj, k]
+        diff *= diff
+        out += diff
+    return out
+
+
+class _BySums:
+    """The target records sorted by their sum of values, and the margin of the bound."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+        sums = y.sum(axis=1)
+        order = np.argsort(sums, kind="stable")
+        self.y = np.ascontiguousarray(y[order])
+        self.sums = sums[order]
+        self.query_sums = x.sum(axis=1)
+        self.p = x.shape[1]
+        largest = max(float(np.abs(x).sum(axis=1).max(initial=0.0)),
+                      float(np.abs(y).sum(axis=1).max(initial=0.0)))
+        self.margin = 1e-9 * self.p * largest
+
+    def ranges(self, rows: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """[lo, hi) of the sorted targets within reach of distance ``bound`` (at least one)."""
+        reach = np.sqrt(self.p * bound) * (1 + 1e-9) + self.margin
+        centre = self.query_sums[rows]
+        lo = np.searchsorted(self.sums, centre - reach, side="left")
+        hi = np.searchsorted(self.sums, centre + reach, side="right")
+        lo = np.minimum(lo, len(self.sums) - 1)
+        return lo, np.maximum(hi, lo + 1)
+
+
+def _usable(x: np.ndarray, y: np.ndarray) -> bool:
+    return bool(len(x) and len(y) and x.shape[1] and np.isfinite(x).all()
+                and np.isfinite(y).all())
+
+
+def _reduce_pairs(x: np.ndarray, by: _BySums, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  reduce) -> np.ndarray:
+    """``reduce(distances, starts)`` of every row's candidate pairs, in chunks of about
+    :data:`PAIR_BATCH` pairs (whole rows)."""
+    counts = hi - lo
+    ends = np.cumsum(counts)
+    out = []
+    first = 0
+    while first < len(rows):
+        done = int(ends[first - 1]) if first else 0
+        last = int(np.searchsorted(ends, done + PAIR_BATCH, side="right"))
+        last = min(max(last, first + 1), len(rows))
+        per = counts[first:last]
+        local = np.repeat(np.arange(first, last), per)
+        starts = np.concatenate([[0], np.cumsum(per)[:-1]])
+        tj = lo[local] + np.arange(int(per.sum())) - np.repeat(starts, per)
+        d = _pair_squared(x, by.y, rows[local], tj)
+        out.append(reduce(d, starts))
+        first = last
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """min_j sum_k (x_ik - y_jk)^2 for every row of x (the search on sums of the module
+    docstring; the same floats as a pass over every pair)."""
+    if _usable(x, y):
+        by = _BySums(x, y)
+        rows = np.arange(len(x))
+        position = np.searchsorted(by.sums, by.query_sums)
+        near = np.clip(position[:, None] + np.arange(-WINDOW, WINDOW)[None, :], 0,
+                       len(by.sums) - 1)
+        bound = _pair_squared(x, by.y, np.repeat(rows, near.shape[1]), near.ravel()).reshape(
+            near.shape).min(axis=1)
+        lo, hi = by.ranges(rows, bound)
+        if int((hi - lo).sum()) <= len(x) * len(y) // 2:
+            found = _reduce_pairs(x, by, rows, lo, hi, np.minimum.reduceat)
+            return np.minimum(found, bound)  # bound: a distance reached (both exact floats)
+    out = np.empty(len(x))
+    for start, stop, block in _squared_blocks(x, y):
+        out[start:stop] = block.min(axis=1)
+    return out
+
+
+def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
+                        nearest: np.ndarray | None = None) -> np.ndarray:
+    """#{j : sum_k (x_ik - y_jk)^2 < radius} for every row of x.
+
+    ``nearest``: each row's :func:`squared_min` to y, when known; a row whose nearest
+    distance is not below the radius has no record inside (the same floats: 0 without a
+    search), so only the other rows' distances are computed (MC's radius is the median of
+    the nearest distances: about half the rows)."""
+    out = np.zeros(len(x), dtype=np.int64)
+    rows = np.arange(len(x)) if nearest is None else np.flatnonzero(
+        np.asarray(nearest) < radius)
+    if _usable(x, y) and len(rows) and np.isfinite(radius) and radius >= 0:
+        by = _BySums(x, y)
+        lo, hi = by.ranges(rows, np.full(len(rows), float(radius)))
+        if int((hi - lo).sum()) <= len(rows) * len(y) // 2:
+            def inside(d: np.ndarray, starts: np.ndarray) -> np.ndarray:
+                return np.add.reduceat((d < radius).astype(np.int64), starts)
+
+            out[rows] = _reduce_pairs(x, by, rows, lo, hi, inside)
+            return out
+    part = np.ascontiguousarray(x[rows])
+    for start, stop, block in _squared_blocks(part, y):
+        out[rows[start:stop]] = (block < radius).sum(axis=1)
+    return out
+
+
+def squared_knn_share(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int) -> np.ndarray:
+    """Share of ``is_first`` rows of y among the k nearest rows of y (ties split)."""
+    out = np.empty(len(x))
+    first = np.asarray(is_first, dtype=bool)
+    for start, stop, block in _squared_blocks(x, y):
+        kth = np.partition(block, k - 1, axis=1)[:, k - 1][:, None]
+        less = block < kth
+        tied = block == kth
+        value = (less & first).sum(axis=1).astype(float)
+        n_tied = tied.sum(axis=1)
+        value += (k - less.sum(axis=1)) * (tied & first).sum(axis=1) / n_tied
+        out[start:stop] = value / k
+    return out
+
+
+__all__ = ["squared_ball_counts", "squared_knn_share", "squared_min"]

@@ -182,7 +182,12 @@ def _search(train: np.ndarray, query: np.ndarray, k: int) -> Neighbors:
     step = max(1, CELLS // len(points))
     for s in range(0, n_q, step):
         rows = np.arange(s, min(s + step, n_q))
-        block = norm_b[rows, None] + norm_a[None, :] - 2.0 * (queries[rows] @ points.T)
+        # |a|^2 + |b|^2 - 2 a.b in place (no temporary blocks): every term and partial sum is
+        # an exact integer below 2^53 on the grid (_bits), so the order changes no bit
+        block = queries[rows] @ points.T
+        block *= -2.0
+        block += norm_b[rows, None]
+        block += norm_a[None, :]
         _select_points(block, k, size, start, by_point, out, rows)
     fields = [np.asarray(field)[query_code] for field in
               (out.index, out.distance, out.kth, out.n_below, out.n_at_kth, out.n_at_min)]

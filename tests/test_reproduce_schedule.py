@@ -76,9 +76,9 @@ def _outputs(root: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((root / "figures").iterdir())}
 
 
-def test_longest_first_starts_the_unknown_then_the_longest():
+def test_longest_first_starts_the_longest_then_the_unknown():
     order = schedule.longest_first(["a", "b", "c", "d", "e"], {"b": 10, "c": 300, "e": 10})
-    assert order == ["a", "d", "c", "b", "e"]  # unknown in their order; equal times in theirs
+    assert order == ["c", "b", "e", "a", "d"]  # equal times, and the unknown, in their order
 
 
 def test_an_unchanged_run_comes_from_the_cache_byte_for_byte(tmp_path, executed):

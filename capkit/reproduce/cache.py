@@ -19,6 +19,7 @@ writes entries. ``build/`` is never tracked: deleting ``build/cache`` empties th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -66,10 +67,15 @@ def code_digest(package: Path | None = None) -> str:
     digest = hashlib.sha256()
     _hash_files(digest, Path(package), (".py",))
     digest.update(sys.version.encode())
-    versions = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
-                       if d.metadata["Name"]})
-    digest.update("\n".join(versions).encode())
+    digest.update(_versions().encode())
     return digest.hexdigest()
+
+
+@functools.cache
+def _versions() -> str:
+    """Every installed distribution's name and version (read once a process)."""
+    return "\n".join(sorted({f"{d.metadata['Name']}=={d.version}"
+                             for d in metadata.distributions() if d.metadata["Name"]}))
 
 
 def data_digest(root: Path) -> str:

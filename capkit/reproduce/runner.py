@@ -270,7 +270,8 @@ def run(
                 stopped.append(outcome.exception or CapkitError(
                     f"notebook {exp.notebook.name} failed: {outcome.error}"))
                 return False
-        elif exp.name in entries:
+        elif exp.name in entries and cache_mod.code_digest() == code:
+            # (code edited while the run went on: its notebooks are not cached)
             entries[exp.name].store(exp.name, outcome.seconds, claims_path,
                                     Path(tasks[exp.name].output), staging)
         if store:

@@ -5,7 +5,7 @@ can run side by side: with ``jobs`` workers, the notebooks expected to take long
 (longest-processing-time-first, Graham 1969, "Bounds on multiprocessing timing anomalies"),
 so the run ends close to ``max(longest notebook, total / jobs)``. A notebook's expected time is
 its last recorded one (``build/reproduce-times.json``), else the hint ``seconds`` of its
-experiment file; notebooks with neither start first. The order changes no result: each
+experiment file; notebooks with neither start last. The order changes no result: each
 notebook reads its own inputs and writes its own claims and figures.
 """
 
@@ -99,11 +99,11 @@ def _execute_in_worker(task: Task) -> Outcome:
 
 
 def longest_first(names: Sequence[str], expected: dict[str, float]) -> list[str]:
-    """``names`` in the order to start them: those without an expected time first (in their
-    order), then the others by expected seconds, longest first (ties in their order)."""
-    unknown = [n for n in names if n not in expected]
+    """``names`` in the order to start them: by expected seconds, longest first, then those
+    without an expected time (the long notebooks carry a hint: the others are short), each in
+    their order among equals."""
     known = sorted((n for n in names if n in expected), key=lambda n: -expected[n])
-    return unknown + known
+    return known + [n for n in names if n not in expected]
 
 
 def run_tasks(tasks: Iterable[Task], jobs: int,

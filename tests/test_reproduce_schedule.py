@@ -206,3 +206,15 @@ def test_two_jobs_run_real_notebooks_side_by_side(tmp_path):
     assert set(times["full"]) == {"a", "b"}
     assert (tmp_path / "figures" / "fig_a.png").read_text() == "1 x"
     assert (tmp_path / "figures" / "fig_b.png").read_text() == "1 x"
+
+
+def test_a_run_during_which_the_code_changed_is_not_cached(tmp_path, executed, monkeypatch):
+    _project(tmp_path)
+    versions = iter(["code 1", "code 2", "code 2"])  # at the start, after a, after b
+    monkeypatch.setattr(cache_mod, "code_digest", lambda package=None: next(versions))
+    runner.run(tmp_path)
+    assert not (tmp_path / "build" / "cache").exists()
+    monkeypatch.setattr(cache_mod, "code_digest", lambda package=None: "code 2")
+    runner.run(tmp_path)
+    runner.run(tmp_path)
+    assert executed == ["a", "b", "a", "b"]

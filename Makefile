@@ -81,7 +81,7 @@ lock:
 
 ## reproduce: execute every experiment notebook, write figures/ and figures/claims.md
 reproduce: $(STAMP)
-	$(BIN)/capkit reproduce
+	$(BIN)/capkit reproduce --jobs 2
 
 ## quick: the same with each experiment's quick parameters, into build/quick/ (figures/ untouched)
 quick: $(STAMP)

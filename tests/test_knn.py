@@ -152,3 +152,38 @@ def test_outputs_do_not_depend_on_the_thread_count():
     KNeighborsClassifier gave other predictions with two threads on these data)."""
     one, two = _start(1), _start(2)  # side by side
     assert _digest(one) == _digest(two)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+@pytest.mark.parametrize("grid", [None, 6])
+def test_the_tree_search_of_few_features_gives_the_blocks_answer(monkeypatch, k, grid):
+    """Two features and enough distinct points take the k-d tree path; its answer is the
+    distance blocks' answer in every field, ties (a coarse grid: many records at equal
+    distances, duplicates) included, and the tree settles most queries itself."""
+    from capkit.attacks import knn
+
+    rng = np.random.default_rng(k + (grid or 0))
+
+    def draw(n):
+        x = rng.normal(size=(n, 2)) * [3.0, 0.5]
+        return np.round(x * grid) / grid if grid else x
+
+    train, query = draw(3000), draw(2500)
+    train[:40] = train[40:80]  # duplicated records: positions decide among them
+    settled = []
+    tree = knn._select_tree
+
+    def spy(*args):
+        left = tree(*args)
+        settled.append(len(args[1]) - len(left))
+        return left
+
+    monkeypatch.setattr(knn, "_select_tree", spy)
+    monkeypatch.setattr(knn, "TREE_POINTS", 64)  # the coarse grid has a few hundred points
+    by_tree = knn._search(train, query, k)
+    monkeypatch.setattr(knn, "TREE_FEATURES", 0)
+    by_blocks = knn._search(train, query, k)
+    assert settled and settled[0] > 0
+    for field in ("index", "distance", "kth", "n_below", "n_at_kth", "n_at_min"):
+        np.testing.assert_array_equal(getattr(by_tree, field), getattr(by_blocks, field),
+                                      err_msg=field)

@@ -99,7 +99,14 @@ def _select_points(block: np.ndarray, k: int, size: np.ndarray, start: np.ndarra
     else:
         bound = np.partition(block, k - 1, axis=1)[:, k - 1]
     r, u = np.nonzero(block <= bound[:, None])
-    d = block[r, u]
+    _select_pairs(r, u, block[r, u], n, k, size, start, by_point, out, rows)
+
+
+def _select_pairs(r: np.ndarray, u: np.ndarray, d: np.ndarray, n: int, k: int,
+                  size: np.ndarray, start: np.ndarray, by_point: np.ndarray, out: Neighbors,
+                  rows: np.ndarray) -> None:
+    """:func:`_select_points` from the pairs (query ``r`` of ``rows``, point ``u``, distance
+    ``d``) at or below each query's k-th smallest distance over points, in any order."""
     order = np.lexsort((d, r))
     r_o, d_o, m_o = r[order], d[order], size[u[order]]
     first = np.searchsorted(r_o, np.arange(n))
@@ -161,6 +168,40 @@ def exact_neighbours(train: object, query: object, k: int) -> Neighbors:
     return found
 
 
+#: Up to this many features, and from this many distinct training points on, a k-d tree finds
+#: each query's k nearest points (a projection on two axes: no block of every distance).
+TREE_FEATURES = 3
+TREE_POINTS = 1024
+
+
+def _select_tree(points: np.ndarray, queries: np.ndarray, k: int, size: np.ndarray,
+                 start: np.ndarray, by_point: np.ndarray, out: Neighbors) -> np.ndarray:
+    """Fill ``out`` for the queries whose k nearest distinct points a k-d tree settles, and
+    return the others (to be searched by distance blocks).
+
+    The tree (scipy's ``cKDTree``) gives each query k points and the distance d_k of the
+    farthest; it is settled when no other point lies within d_k (1 + 1e-9), counted by the
+    tree: its k points are then every point at or below its k-th distance over points, the
+    pairs :func:`_select_pairs` needs, with their distances recomputed exactly on the grid
+    (squared differences of integers, sums below 2^53: the block's integers). A query with
+    another point that near (a tie, or distances the tree's rounding cannot tell apart) is left
+    to the blocks, so the answer is the blocks' answer, bit for bit."""
+    from scipy.spatial import cKDTree  # only searches of few features load it
+
+    tree = cKDTree(points)
+    dist, near = tree.query(queries, k=k)
+    near = near.reshape(len(queries), k)
+    reach = dist.reshape(len(queries), k)[:, -1] * (1.0 + 1e-9)
+    settled = tree.query_ball_point(queries, reach, return_length=True) == k
+    rows = np.flatnonzero(settled)
+    r = np.repeat(np.arange(len(rows)), k)
+    u = near[rows].reshape(-1)
+    diff = queries[rows][r] - points[u]
+    d = (diff * diff).sum(axis=1)
+    _select_pairs(r, u, d, len(rows), k, size, start, by_point, out, rows)
+    return np.flatnonzero(~settled)
+
+
 def _search(train: np.ndarray, query: np.ndarray, k: int) -> Neighbors:
     if train.shape[1] != query.shape[1]:
         raise CapkitError(f"query has {query.shape[1]} features, the training data "
@@ -179,10 +220,18 @@ def _search(train: np.ndarray, query: np.ndarray, k: int) -> Neighbors:
     n_q = len(queries)
     out = Neighbors(np.empty((n_q, k), np.int64), np.empty((n_q, k)), np.empty(n_q),
                     np.empty(n_q, np.int64), np.empty(n_q, np.int64), np.empty(n_q, np.int64))
+    todo = np.arange(n_q)
+    if points.shape[1] <= TREE_FEATURES and TREE_POINTS <= len(points) and k < len(points):
+        todo = _select_tree(points, queries, k, size, start, by_point, out)
     step = max(1, CELLS // len(points))
-    for s in range(0, n_q, step):
-        rows = np.arange(s, min(s + step, n_q))
-        block = norm_b[rows, None] + norm_a[None, :] - 2.0 * (queries[rows] @ points.T)
+    for s in range(0, len(todo), step):
+        rows = todo[s:s + step]
+        # |a|^2 + |b|^2 - 2 a.b in place (no temporary blocks): every term and partial sum is
+        # an exact integer below 2^53 on the grid (_bits), so the order changes no bit
+        block = queries[rows] @ points.T
+        block *= -2.0
+        block += norm_b[rows, None]
+        block += norm_a[None, :]
         _select_points(block, k, size, start, by_point, out, rows)
     fields = [np.asarray(field)[query_code] for field in
               (out.index, out.distance, out.kth, out.n_below, out.n_at_kth, out.n_at_min)]

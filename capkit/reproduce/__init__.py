@@ -3,6 +3,7 @@ reproduced value) and the papermill runner (:mod:`~capkit.reproduce.runner`). Na
 
 from capkit.reproduce.runner import (
     Experiment,
+    Finished,
     load_experiments,
     output_folder,
     run,
@@ -10,5 +11,5 @@ from capkit.reproduce.runner import (
     write_ledger,
 )
 
-__all__ = ["Experiment", "load_experiments", "output_folder", "run", "strip_run_metadata",
-           "write_ledger"]
+__all__ = ["Experiment", "Finished", "load_experiments", "output_folder", "run",
+           "strip_run_metadata", "write_ledger"]

@@ -8,6 +8,7 @@ An experiment is a YAML file in ``experiments/``::
     parameters: {}            # full run
     quick_parameters: {}      # --quick (smaller, for a fast check)
     outputs: []               # figures the notebook must write (stems)
+    seconds: 60               # optional: the full run's seconds, to start the longest first
 
 A quick run (``--quick``) writes its figures and ledger under ``build/quick/`` instead, so the
 tracked ``figures/`` and ``figures/claims.md`` only ever hold full runs.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +45,7 @@ class Experiment:
     parameters: dict[str, Any] = field(default_factory=dict)
     quick_parameters: dict[str, Any] = field(default_factory=dict)
     outputs: tuple[str, ...] = ()
+    seconds: float | None = None
 
 
 def load_experiments(root: Path) -> list[Experiment]:
@@ -61,6 +64,7 @@ def load_experiments(root: Path) -> list[Experiment]:
             parameters=spec.get("parameters") or {},
             quick_parameters=spec.get("quick_parameters") or {},
             outputs=tuple(spec.get("outputs") or ()),
+            seconds=float(spec["seconds"]) if spec.get("seconds") is not None else None,
         ))
     return sorted(found, key=lambda e: e.notebook.name)
 
@@ -73,21 +77,6 @@ def strip_run_metadata(path: Path) -> None:
         cell.get("metadata", {}).pop("papermill", None)
         cell.get("metadata", {}).pop("execution", None)
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-
-
-def _kernel_manager_logging_to(log: Path) -> type:
-    """A Jupyter kernel manager whose kernel writes its own stderr (transport warnings, shutdown
-    messages) to ``log`` instead of the terminal. Errors raised in cells still reach papermill,
-    which reports them with the cell."""
-    from jupyter_client.manager import AsyncKernelManager  # heavy: only when notebooks run
-
-    class LoggedKernelManager(AsyncKernelManager):
-        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            with log.open("ab") as handle:
-                kw["stderr"] = handle
-                await super()._async_launch_kernel(kernel_cmd, **kw)
-
-    return LoggedKernelManager
 
 
 #: The loaders a notebook may call, and the data set each needs.
@@ -137,8 +126,22 @@ def _check_data(experiments: list[Experiment]) -> None:
            if free else ""))
 
 
-#: Called after each notebook: (experiment, seconds, its ledger or None with ``store``).
-Progress = Callable[[Experiment, float, "claims_mod.Ledger | None"], None]
+@dataclass(frozen=True)
+class Finished:
+    """A notebook's end, as handed to the progress callback: wall and CPU seconds (``cpu``
+    None when the run came from the cache, then ``ran`` holds the seconds of the run cached),
+    its ledger (None with ``store``), and its place among the notebooks of the run."""
+
+    seconds: float
+    cpu: float | None
+    ledger: claims_mod.Ledger | None
+    done: int
+    total: int
+    ran: float | None = None
+
+
+#: Called after each notebook: (experiment, how it ended).
+Progress = Callable[[Experiment, Finished], None]
 
 
 def run(
@@ -147,6 +150,8 @@ def run(
     quick: bool = False,
     only: str | None = None,
     store: bool = False,
+    jobs: int = 1,
+    cache: bool = True,
     on_notebook: Progress | None = None,
 ) -> list[claims_mod.Ledger]:
     """Execute the experiments and write the claims ledger.
@@ -162,18 +167,28 @@ def run(
         Run only the experiment with this name.
     store
         Execute the notebooks in place (refreshing their stored outputs) instead of into
-        ``build/executed``.
+        ``build/executed`` (never from the cache).
+    jobs
+        Notebooks run at once, each in its own kernel, the longest expected first
+        (:mod:`capkit.reproduce.schedule`); the results do not depend on it.
+    cache
+        Take a notebook's claims, figures and executed copy from ``build/cache`` when a run
+        with the same notebook, parameters, code and data was cached, and cache every run
+        (:mod:`capkit.reproduce.cache`); False neither reads nor writes the cache.
     on_notebook
-        Called after each notebook with the experiment, the seconds it took and its ledger
-        (``None`` with ``store``): the command prints one line per notebook from it. The
-        kernels' own messages go to ``build/executed/<name>.kernel.log``.
+        Called after each notebook with the experiment and its :class:`Finished` record: the
+        command prints one line per notebook from it. The kernels' own messages go to
+        ``build/executed/<name>.kernel.log``.
 
     Returns
     -------
-    The ledgers of the experiments run.
+    The ledgers of the experiments run, in the experiments' order.
     """
-    import papermill
+    from capkit.reproduce import cache as cache_mod
+    from capkit.reproduce import schedule
 
+    if jobs < 1:
+        raise CapkitError(f"jobs must be at least 1, got {jobs}")
     experiments = load_experiments(root)
     if only is not None:
         experiments = [e for e in experiments if e.name == only]
@@ -184,7 +199,32 @@ def run(
     claims_dir = root / "build" / "claims"
     executed = root / "build" / "executed"
     executed.mkdir(parents=True, exist_ok=True)
-    ledgers = []
+    use_cache = cache and not store
+    if use_cache:
+        code, data = cache_mod.code_digest(), cache_mod.data_digest(root)
+    by_name = {exp.name: exp for exp in experiments}
+    tasks, entries, ledgers = {}, {}, {}
+    counter = {"done": 0}
+    times: dict[str, float] = {}
+
+    def finish(exp: Experiment, seconds: float, cpu: float | None,
+               ran: float | None = None) -> None:
+        claims_path = claims_dir / f"{exp.name}.json"
+        ledger = None
+        if not store:
+            if not claims_path.exists():
+                raise CapkitError(f"notebook {exp.notebook.name} wrote no claims to "
+                                  f"{claims_path}")
+            missing = [s for s in exp.outputs if not (figures / f"{s}.png").exists()]
+            if missing:
+                raise CapkitError(f"notebook {exp.notebook.name} did not write figures "
+                                  f"{missing}")
+            ledger = ledgers[exp.name] = claims_mod.load(claims_path)
+        counter["done"] += 1
+        if on_notebook is not None:
+            on_notebook(exp, Finished(seconds, cpu, ledger, counter["done"], len(experiments),
+                                      ran))
+
     for exp in experiments:
         parameters = dict(exp.parameters)
         if quick:
@@ -192,47 +232,74 @@ def run(
         claims_path = claims_dir / f"{exp.name}.json"
         claims_path.unlink(missing_ok=True)
         output = exp.notebook if store else executed / exp.notebook.name
+        staging = root / "build" / "staging" / exp.name
         if not store:  # stored notebooks keep their default, relative parameters
             parameters["claims_path"] = str(claims_path.resolve())
-            parameters["figures_dir"] = str(figures.resolve())
-        kernel_log = executed / f"{exp.name}.kernel.log"
-        kernel_log.unlink(missing_ok=True)
-        start = time.perf_counter()
-        try:
-            papermill.execute_notebook(
-                str(exp.notebook), str(output), parameters=parameters,
-                cwd=str(exp.notebook.parent), progress_bar=False, kernel_name="python3",
-                kernel_manager_class=_kernel_manager_logging_to(kernel_log),
-            )
-        except papermill.PapermillExecutionError as exc:
+            parameters["figures_dir"] = str(staging.resolve())
+        if use_cache:
+            # the key leaves out where the claims and figures go (build paths of this root)
+            shown = {k: v for k, v in parameters.items() if k not in ("claims_path",
+                                                                       "figures_dir")}
+            entry = cache_mod.Entry.at(root, cache_mod.run_key(
+                exp.notebook, {"quick": quick, **shown}, code=code, data=data))
+            if entry.complete():
+                begin = time.perf_counter()
+                entry.restore(claims_path, output, figures)
+                finish(exp, time.perf_counter() - begin, None, ran=entry.seconds())
+                continue
+            entries[exp.name] = entry
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        tasks[exp.name] = schedule.Task(
+            exp.name, str(exp.notebook), str(output), parameters, str(exp.notebook.parent),
+            str(executed / f"{exp.name}.kernel.log"))
+
+    expected = {e.name: e.seconds for e in experiments if e.seconds is not None}
+    expected.update(schedule.load_times(root, quick))
+    stopped: list[BaseException] = []
+
+    def done(outcome: schedule.Outcome) -> bool:
+        exp = by_name[outcome.name]
+        claims_path = claims_dir / f"{exp.name}.json"
+        staging = Path(tasks[exp.name].parameters.get("figures_dir", ""))
+        if outcome.ename is not None:
             # a notebook ends with `assert ledger.ok` after saving its claims: a claim whose
             # verdict is not the declared one stops it there. Its ledger is then gathered with
             # the others (the command exits non-zero on it); any other error stops the run.
-            if store or not _stopped_by_its_claims(exc, claims_path):
-                raise
-        seconds = time.perf_counter() - start
+            if store or not _stopped_by_its_claims(outcome.ename, claims_path):
+                stopped.append(outcome.exception or CapkitError(
+                    f"notebook {exp.notebook.name} failed: {outcome.error}"))
+                return False
+        elif exp.name in entries and cache_mod.code_digest() == code:
+            # (code edited while the run went on: its notebooks are not cached)
+            entries[exp.name].store(exp.name, outcome.seconds, claims_path,
+                                    Path(tasks[exp.name].output), staging)
         if store:
-            strip_run_metadata(output)
-            if on_notebook is not None:
-                on_notebook(exp, seconds, None)
-            continue
-        if not claims_path.exists():
-            raise CapkitError(f"notebook {exp.notebook.name} wrote no claims to {claims_path}")
-        missing = [s for s in exp.outputs if not (figures / f"{s}.png").exists()]
-        if missing:
-            raise CapkitError(f"notebook {exp.notebook.name} did not write figures {missing}")
-        ledgers.append(claims_mod.load(claims_path))
-        if on_notebook is not None:
-            on_notebook(exp, seconds, ledgers[-1])
+            strip_run_metadata(Path(tasks[exp.name].output))
+        else:
+            cache_mod.copy_figures(staging, figures)
+        times[exp.name] = outcome.seconds
+        finish(exp, outcome.seconds, outcome.cpu)
+        return True
+
+    order = schedule.longest_first(list(tasks), expected)
+    try:
+        schedule.run_tasks([tasks[name] for name in order], jobs, done)
+    finally:
+        if times:
+            schedule.save_times(root, quick, times)
+    if stopped:
+        raise stopped[0]
+    final = [ledgers[e.name] for e in experiments if e.name in ledgers]
     if not store:
-        write_ledger(root, only_update=only is not None, ledgers=ledgers, quick=quick)
-    return ledgers
+        write_ledger(root, only_update=only is not None, ledgers=final, quick=quick)
+    return final
 
 
-def _stopped_by_its_claims(exc: Exception, claims_path: Path) -> bool:
-    """True when a notebook stopped on its final ``assert ledger.ok`` after writing a ledger
-    that holds a claim whose verdict is not the declared one."""
-    if getattr(exc, "ename", "") != "AssertionError" or not claims_path.exists():
+def _stopped_by_its_claims(ename: str, claims_path: Path) -> bool:
+    """True when a notebook stopped (raising ``ename``) on its final ``assert ledger.ok``
+    after writing a ledger that holds a claim whose verdict is not the declared one."""
+    if ename != "AssertionError" or not claims_path.exists():
         return False
     return not claims_mod.load(claims_path).ok
 

@@ -1,0 +1,166 @@
+"""Run notebooks one after the other or several at once, the longest first.
+
+Each notebook runs in its own Jupyter kernel (a process of its own), so independent notebooks
+can run side by side: with ``jobs`` workers, the notebooks expected to take longest start first
+(longest-processing-time-first, Graham 1969, "Bounds on multiprocessing timing anomalies"),
+so the run ends close to ``max(longest notebook, total / jobs)``. A notebook's expected time is
+its last recorded one (``build/reproduce-times.json``), else the hint ``seconds`` of its
+experiment file; notebooks with neither start last. The order changes no result: each
+notebook reads its own inputs and writes its own claims and figures.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Outcome", "Task", "execute", "load_times", "longest_first", "run_tasks",
+           "save_times"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One notebook to execute: papermill's input, output, parameters and working folder."""
+
+    name: str
+    notebook: str
+    output: str
+    parameters: dict[str, Any]
+    cwd: str
+    kernel_log: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a task ended: wall and CPU seconds (the kernel's and the driver's), and the error
+    papermill raised (its exception name and text), if any."""
+
+    name: str
+    seconds: float
+    cpu: float
+    ename: str | None = None
+    error: str | None = None
+    exception: BaseException | None = None
+
+
+def _kernel_manager_logging_to(log: Path) -> type:
+    """A Jupyter kernel manager whose kernel writes its own stderr (transport warnings, shutdown
+    messages) to ``log`` instead of the terminal. Errors raised in cells still reach papermill,
+    which reports them with the cell."""
+    from jupyter_client.manager import AsyncKernelManager  # heavy: only when notebooks run
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            with log.open("ab") as handle:
+                kw["stderr"] = handle
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return LoggedKernelManager
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the kernels, once reaped
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def execute(task: Task, keep_exception: bool = True) -> Outcome:
+    """Execute one notebook with papermill (in this process; its kernel is a child process).
+
+    An error papermill raises is returned, not raised: with ``keep_exception`` the exception
+    itself, else its name and text only (what a worker process can send back)."""
+    import papermill
+
+    Path(task.kernel_log).unlink(missing_ok=True)
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    ename = error = None
+    exception: BaseException | None = None
+    try:
+        papermill.execute_notebook(
+            task.notebook, task.output, parameters=task.parameters, cwd=task.cwd,
+            progress_bar=False, kernel_name="python3",
+            kernel_manager_class=_kernel_manager_logging_to(Path(task.kernel_log)))
+    except Exception as exc:  # noqa: BLE001 - handed to the caller, who decides
+        ename, error = getattr(exc, "ename", type(exc).__name__), str(exc)
+        exception = exc if keep_exception else None
+    return Outcome(task.name, time.perf_counter() - start, _cpu_seconds() - cpu, ename, error,
+                   exception)
+
+
+def _execute_in_worker(task: Task) -> Outcome:
+    return execute(task, keep_exception=False)
+
+
+def longest_first(names: Sequence[str], expected: dict[str, float]) -> list[str]:
+    """``names`` in the order to start them: by expected seconds, longest first, then those
+    without an expected time (the long notebooks carry a hint: the others are short), each in
+    their order among equals."""
+    known = sorted((n for n in names if n in expected), key=lambda n: -expected[n])
+    return known + [n for n in names if n not in expected]
+
+
+def run_tasks(tasks: Iterable[Task], jobs: int,
+              on_done: Callable[[Outcome], bool]) -> None:
+    """Execute ``tasks`` in the order given, ``jobs`` at a time, calling ``on_done`` with each
+    outcome as it ends (in the calling process). ``on_done`` returns False to stop: no further
+    task starts, and those running are let finish (their outcomes are still handed over).
+
+    ``jobs == 1`` runs every task in this process; more start that many worker processes
+    (spawned: no state of this process is shared with them)."""
+    queue = list(tasks)
+    if jobs <= 1:
+        for task in queue:
+            if not on_done(execute(task)):
+                return
+        return
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        running: set[Future[Outcome]] = set()
+        going = True
+        while queue or running:
+            while going and queue and len(running) < jobs:
+                running.add(pool.submit(_execute_in_worker, queue.pop(0)))
+            if not running:
+                break
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                going = on_done(future.result()) and going
+            if not going:
+                queue.clear()
+
+
+def _times_path(root: Path) -> Path:
+    return Path(root) / "build" / "reproduce-times.json"
+
+
+def load_times(root: Path, quick: bool) -> dict[str, float]:
+    """The seconds each notebook took when it last ran (full or quick runs apart)."""
+    path = _times_path(root)
+    if not path.exists():
+        return {}
+    try:
+        recorded = json.loads(path.read_text())
+    except ValueError:  # a file cut short: no times
+        return {}
+    return {str(k): float(v) for k, v in recorded.get("quick" if quick else "full", {}).items()}
+
+
+def save_times(root: Path, quick: bool, times: dict[str, float]) -> None:
+    """Record ``times`` (merged into the times already recorded)."""
+    path = _times_path(root)
+    recorded: dict[str, dict[str, float]] = {}
+    if path.exists():
+        try:
+            recorded = json.loads(path.read_text())
+        except ValueError:
+            recorded = {}
+    side = "quick" if quick else "full"
+    recorded[side] = {**recorded.get(side, {}), **{k: round(v, 1) for k, v in times.items()}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")

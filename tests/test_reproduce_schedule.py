@@ -1,0 +1,220 @@
+"""`capkit reproduce`'s scheduler (--jobs, the longest first) and its cache of notebook runs
+(build/cache, keyed by the notebook, its parameters, the code and the data): a change to any of
+them runs the notebook again, an unchanged run comes back byte for byte. Data-free; the
+notebooks are executed by a stand-in for papermill, except in the one test of --jobs 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from capkit.cli.main import main
+from capkit.reproduce import cache as cache_mod
+from capkit.reproduce import runner, schedule
+
+
+def _project(root: Path, names=("a", "b")) -> None:
+    """Experiments whose notebooks save one claim (paper 1, reproduced ``value``) and write one
+    figure file holding ``value``."""
+    (root / "experiments").mkdir()
+    (root / "notebooks").mkdir()
+    (root / "figures").mkdir()
+    for k, name in enumerate(names, start=1):
+        (root / "experiments" / f"{name}.yaml").write_text(
+            f"name: {name}\nnotebook: notebooks/{k:02d}_{name}.ipynb\n"
+            "parameters: {value: 1, label: x}\n"
+            f"quick_parameters: {{}}\noutputs: [fig_{name}]\n")
+        params = nbformat.v4.new_code_cell(
+            'figures_dir = "../build/figures"\nclaims_path = None\nvalue = 1\nlabel = "x"')
+        params.metadata["tags"] = ["parameters"]
+        body = nbformat.v4.new_code_cell(
+            "from pathlib import Path\nfrom capkit.reproduce import claims\n"
+            f"ledger = claims.Ledger({name!r})\nledger.check('c', 's', 't', 1, value, 'exact')\n"
+            f"Path(figures_dir).mkdir(parents=True, exist_ok=True)\n"
+            f"Path(figures_dir, 'fig_{name}.png').write_text(f'{{value}} {{label}}')\n"
+            "ledger.save(claims_path)\nassert ledger.ok, ledger.failures()")
+        nb = nbformat.v4.new_notebook(cells=[params, body])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, root / "notebooks" / f"{k:02d}_{name}.ipynb")
+
+
+@pytest.fixture
+def executed(monkeypatch):
+    """papermill replaced by a stand-in that does what each notebook does (no kernel): the
+    names of the notebooks it executed."""
+    from capkit.reproduce import claims
+
+    ran: list[str] = []
+
+    def fake(task: schedule.Task, keep_exception: bool = True) -> schedule.Outcome:
+        ran.append(task.name)
+        value = task.parameters["value"]
+        ledger = claims.Ledger(task.name)
+        ledger.check("c", "s", "t", 1, value, "exact")
+        ledger.save(task.parameters["claims_path"])
+        figures = Path(task.parameters["figures_dir"])
+        figures.mkdir(parents=True, exist_ok=True)
+        (figures / f"fig_{task.name}.png").write_text(f"{value} {task.parameters['label']}")
+        shutil.copyfile(task.notebook, task.output)
+        if not ledger.ok:  # the notebook's last line, `assert ledger.ok`
+            return schedule.Outcome(task.name, 0.5, 0.4, "AssertionError", "claims")
+        return schedule.Outcome(task.name, 0.5, 0.4)
+
+    monkeypatch.setattr(schedule, "execute", fake)
+    monkeypatch.setattr(cache_mod, "code_digest", lambda package=None: "code 1")
+    return ran
+
+
+def _outputs(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / "figures").iterdir())}
+
+
+def test_longest_first_starts_the_longest_then_the_unknown():
+    order = schedule.longest_first(["a", "b", "c", "d", "e"], {"b": 10, "c": 300, "e": 10})
+    assert order == ["c", "b", "e", "a", "d"]  # equal times, and the unknown, in their order
+
+
+def test_an_unchanged_run_comes_from_the_cache_byte_for_byte(tmp_path, executed):
+    _project(tmp_path)
+    runner.run(tmp_path)
+    assert executed == ["a", "b"]
+    first = _outputs(tmp_path)
+    assert set(first) == {"claims.json", "claims.md", "fig_a.png", "fig_b.png"}
+    for name in ("fig_a.png", "fig_b.png", "claims.json"):
+        (tmp_path / "figures" / name).unlink()
+    ends = []
+    runner.run(tmp_path, on_notebook=lambda exp, end: ends.append((exp.name, end)))
+    assert executed == ["a", "b"]  # nothing executed again
+    assert _outputs(tmp_path) == first
+    assert [(name, end.cpu, end.ran) for name, end in ends] == [("a", None, 0.5),
+                                                                ("b", None, 0.5)]
+
+
+def test_a_changed_parameter_notebook_code_or_data_runs_the_notebook_again(
+        tmp_path, executed, monkeypatch):
+    _project(tmp_path)
+    runner.run(tmp_path)
+    assert executed == ["a", "b"]
+    # a parameter: only that experiment runs again, and its new value reaches the outputs
+    yaml = tmp_path / "experiments" / "a.yaml"
+    yaml.write_text(yaml.read_text().replace("label: x", "label: y"))
+    runner.run(tmp_path)
+    assert executed == ["a", "b", "a"]
+    assert (tmp_path / "figures" / "fig_a.png").read_text() == "1 y"
+    # the notebook itself
+    notebook = tmp_path / "notebooks" / "02_b.ipynb"
+    notebook.write_text(notebook.read_text().replace("value = 1", "value = 1  # edited"))
+    runner.run(tmp_path)
+    assert executed == ["a", "b", "a", "b"]
+    # the code: every notebook
+    monkeypatch.setattr(cache_mod, "code_digest", lambda package=None: "code 2")
+    runner.run(tmp_path)
+    assert executed == ["a", "b", "a", "b", "a", "b"]
+    # the data: a file of reference/
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "peer.csv").write_text("x\n1\n")
+    runner.run(tmp_path)
+    assert executed[6:] == ["a", "b"]
+    runner.run(tmp_path)
+    assert len(executed) == 8  # and then it is cached again
+    # a quick run is another run, with its own entries
+    runner.run(tmp_path, quick=True)
+    assert executed[8:] == ["a", "b"]
+
+
+def test_no_cache_neither_reads_nor_writes_entries(tmp_path, executed):
+    _project(tmp_path)
+    runner.run(tmp_path, cache=False)
+    assert not (tmp_path / "build" / "cache").exists()
+    runner.run(tmp_path)
+    runner.run(tmp_path, cache=False)
+    assert executed == ["a", "b", "a", "b", "a", "b"]
+
+
+def test_a_notebook_stopped_by_its_claims_is_not_cached(tmp_path, executed):
+    _project(tmp_path)
+    yaml = tmp_path / "experiments" / "a.yaml"
+    yaml.write_text(yaml.read_text().replace("value: 1", "value: 3"))  # paper: 1
+    ledgers = runner.run(tmp_path)
+    assert [lg.ok for lg in ledgers] == [False, True]
+    assert json.loads((tmp_path / "figures" / "claims.json").read_text())[0]["name"] == "a"
+    runner.run(tmp_path)
+    assert executed == ["a", "b", "a"]
+
+
+def test_code_digest_changes_with_any_source_file(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "m.py").write_text("X = 1\n")
+    first = cache_mod.code_digest(package)
+    assert cache_mod.code_digest(package) == first
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0")
+    assert cache_mod.code_digest(package) == first  # compiled files are not code
+    (package / "m.py").write_text("X = 2\n")
+    assert cache_mod.code_digest(package) != first
+    (package / "m.py").write_text("X = 1\n")
+    assert cache_mod.code_digest(package) == first
+    (package / "sub").mkdir()
+    (package / "sub" / "n.py").write_text("")
+    assert cache_mod.code_digest(package) != first
+
+
+def test_run_key_covers_notebook_parameters_code_and_data(tmp_path):
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text("{}")
+    key = cache_mod.run_key(notebook, {"x": 1, "y": [1, 2]}, code="c", data="d")
+    assert key == cache_mod.run_key(notebook, {"y": [1, 2], "x": 1}, code="c", data="d")
+    others = [cache_mod.run_key(notebook, {"x": 2, "y": [1, 2]}, code="c", data="d"),
+              cache_mod.run_key(notebook, {"x": 1, "y": [1, 2]}, code="c2", data="d"),
+              cache_mod.run_key(notebook, {"x": 1, "y": [1, 2]}, code="c", data="d2")]
+    notebook.write_text("{ }")
+    others.append(cache_mod.run_key(notebook, {"x": 1, "y": [1, 2]}, code="c", data="d"))
+    assert len({key, *others}) == 5
+
+
+def test_data_digest_follows_capkit_data(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "x.csv").write_text("1\n")
+    monkeypatch.setenv("CAPKIT_DATA", str(data))
+    monkeypatch.setenv("CAPKIT_CACHE", str(tmp_path / "cache"))
+    first = cache_mod.data_digest(tmp_path)
+    (data / "x.csv").write_text("2\n")
+    assert cache_mod.data_digest(tmp_path) != first
+
+
+def test_two_jobs_run_real_notebooks_side_by_side(tmp_path):
+    """--jobs 2 through papermill in worker processes: each notebook's line on stderr with its
+    time and the total, the figures and the ledger written, the times recorded."""
+    _project(tmp_path)
+    result = CliRunner().invoke(main, ["reproduce", "--jobs", "2", "--no-cache",
+                                       "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    for name in ("a", "b"):
+        assert re.search(rf"^{name} +[0-9.]+ s +1/1 claims as declared +\[cpu [0-9.]+ s; "
+                         r"[12]/2\]", result.output, re.M)
+    assert re.search(r"^total [0-9.]+ s for 2 notebooks with 2 jobs", result.output, re.M)
+    times = json.loads((tmp_path / "build" / "reproduce-times.json").read_text())
+    assert set(times["full"]) == {"a", "b"}
+    assert (tmp_path / "figures" / "fig_a.png").read_text() == "1 x"
+    assert (tmp_path / "figures" / "fig_b.png").read_text() == "1 x"
+
+
+def test_a_run_during_which_the_code_changed_is_not_cached(tmp_path, executed, monkeypatch):
+    _project(tmp_path)
+    versions = iter(["code 1", "code 2", "code 2"])  # at the start, after a, after b
+    monkeypatch.setattr(cache_mod, "code_digest", lambda package=None: next(versions))
+    runner.run(tmp_path)
+    assert not (tmp_path / "build" / "cache").exists()
+    monkeypatch.setattr(cache_mod, "code_digest", lambda package=None: "code 2")
+    runner.run(tmp_path)
+    runner.run(tmp_path)
+    assert executed == ["a", "b", "a", "b"]

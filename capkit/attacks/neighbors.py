@@ -45,6 +45,9 @@ __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
 
 #: Distance cells (float64) computed at once.
 CELLS = 1 << 22
+#: Candidates of a group from which a query is compared only with a window of them
+#: (:func:`_windowed`) rather than with all.
+WINDOW_CANDIDATES = 2048
 #: Candidates of a query's band (those at or below its k-th distance) that the search itself
 #: hands over; a wider band (many ties) is listed by a second pass over its distances.
 BAND_SLOTS = 8
@@ -225,6 +228,9 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         if len(cands) < k and several_groups:
             fallback.append(queries)
             continue
+        if data.nan_free and len(cands) >= WINDOW_CANDIDATES:
+            _windowed(data, queries, cands, k, several_groups, out, on_band, fallback)
+            continue
         columns = _columns(data, cands)
         step = max(1, CELLS // max(len(cands), 1))
         for s in range(0, len(queries), step):
@@ -245,6 +251,74 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         _fill(data, found, np.ones(len(rows), dtype=bool), rows, everything, columns, True, out,
               on_band)
     return out
+
+
+def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
+              several_groups: bool, out: Neighbors, on_band: BandCallback | None,
+              fallback: list[np.ndarray]) -> None:
+    """:func:`nearest` for the ``queries`` of one large group of candidates (ascending
+    positions ``cands``), each compared only with the candidates that can be at or below its
+    k-th distance: the same answer as comparing it with all of them.
+
+    A distance is a sum of non-negative terms, and a rounded sum of non-negative floats is at
+    least each of its terms, so a candidate whose term ``|x_j - y_j|`` on one numeric column j
+    exceeds a bound U of the query's k-th distance is farther than that distance: neither among
+    the k nearest, nor tied at the k-th, nor in the band. U is the k-th L1 distance of a k-d
+    tree (scipy's ``cKDTree``; its sums are rounded in another order, so U is raised by a
+    relative 1e-9, and a tree distance of 0 is an exact copy, at 0 here too). The window, the
+    candidates with ``|x_j - y_j| <= U`` (a contiguous run of the candidates sorted on column
+    j), is widened by 1e-9 of ``U + |x_j|`` to cover the rounding of its ends; j is, per query,
+    the column with the narrowest window. The window is then searched in ascending positions,
+    as the whole group would be, by :func:`capkit.attacks._block_kernel.nearest_windows`: the
+    same floats, counts and ties. The work is a tree search (log m) and the window per query,
+    about ``n_queries x (candidates within the k-th distance on one column)`` instead of
+    ``n_queries x n_candidates``.
+    """
+    from scipy.spatial import cKDTree
+
+    values = data.cand_num[cands]
+    m, p = values.shape
+    orders = np.empty((p, m), dtype=np.int64)
+    columns = np.empty((p, m))
+    for j in range(p):
+        order = np.lexsort((cands, values[:, j]))
+        orders[j], columns[j] = cands[order], values[order, j]
+    tree = cKDTree(values)
+    for s in range(0, len(queries), CELLS // 64):
+        rows = queries[s:s + CELLS // 64]
+        x = data.query_num[rows]
+        bound = tree.query(x, k=[k], p=1)[0][:, 0]
+        bound = bound + 1e-9 * bound
+        lows, highs = np.empty((p, len(rows)), np.int64), np.empty((p, len(rows)), np.int64)
+        for j in range(p):
+            reach = bound + 1e-9 * (bound + np.abs(x[:, j]))  # covers rounding of x -/+ reach
+            lows[j] = np.searchsorted(columns[j], x[:, j] - reach, side="left")
+            highs[j] = np.searchsorted(columns[j], x[:, j] + reach, side="right")
+        use = np.argmin(highs - lows, axis=0)
+        pick = np.arange(len(rows))
+        lo, hi = lows[use, pick], highs[use, pick]
+        found = _block_kernel.nearest_windows(data.query_num, orders, data.cand_num, use, lo,
+                                              hi, np.asarray(rows, np.int64), k, BAND_SLOTS)
+        exact = (found[0] < 1.0) | (not several_groups)
+        if not exact.all():
+            fallback.append(rows[~exact])
+        kth, n_below, n_at, n_min, place, dist, band, band_at = (f[exact] for f in found)
+        rows, use, lo, hi = rows[exact], use[exact], lo[exact], hi[exact]
+        out.index[rows], out.distance[rows], out.kth[rows] = place, dist, kth
+        out.n_below[rows], out.n_at_kth[rows], out.n_at_min[rows] = n_below, n_at, n_min
+        if on_band is None or len(rows) == 0:
+            continue
+        held = band >= 0
+        r, slot = np.nonzero(held)
+        on_band(rows[r], band[r, slot], band_at[r, slot])
+        wide = np.flatnonzero(~held[:, 0])
+        if len(wide):
+            start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
+            r, c, at = _block_kernel.band_windows(data.query_num, orders, data.cand_num,
+                                                  use[wide], lo[wide], hi[wide],
+                                                  np.asarray(rows[wide], np.int64), kth[wide],
+                                                  start)
+            on_band(rows[wide[r]], c, at)
 
 
 def _columns(data: MixedData, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,12 @@ Speed without approximation: candidates are grouped by their values in the non-n
 Another group is at least 1 away (one differing column adds 1 to a sum of non-negative terms),
 so when the k-th distance inside a record's own group is below 1, no other candidate can come
 closer or tie: the search is exact within the group. The remaining records (no group, k-th
-distance >= 1, missing numbers) are compared with every candidate. The distances are read by
+distance >= 1, missing numbers) are compared with every candidate. In a group of
+:data:`WINDOW_CANDIDATES` or more candidates (and no missing number) a record is compared only
+with the candidates whose term on one numeric column is within a k-d tree bound of its k-th
+distance (:func:`_windowed`): a sum of non-negative terms is at least each term, so no other
+candidate can be as close; the answer is the same, the work about ``log m`` plus those
+candidates per record instead of the group's size. The distances are read by
 compiled kernels (:mod:`capkit.attacks._block_kernel`), each query by one thread, without
 holding a block of distances; there is no Python loop over records.
 """

@@ -86,3 +86,16 @@ def test_level_checks_are_the_general_paths(monkeypatch):
                 crosstab(original, synthetic, ["a", "b"], "t")
             messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+def test_two_grids_equal_the_general_path(monkeypatch):
+    """Keys and target too many raw combinations together (300 x 200 x 10 > 2**16 cells) but
+    not apart: one grid of the target and one of the keys."""
+    rng = np.random.default_rng(3)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.integers(-50, 250, n), "b": rng.integers(0, 200, n),
+                             "t": rng.integers(5, 15, n)})
+    original, synthetic, holdout = draw(400), draw(300), draw(100)
+    assert integers.integer_counts([original, synthetic], ["a", "b"], ["t"])[0] == [None, None]
+    for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
+        _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))

@@ -118,28 +118,29 @@ def count_frames(
                                                     allow_disjoint_levels=allow_disjoint_levels)
         key_codes, key_labels = encode_frames(frames, key_cols, role="key",
                                               allow_disjoint_levels=allow_disjoint_levels)
-        dense = [None] * len(frames)
     else:  # plain integers, never missing: dropna drops nothing
-        dense, target_codes, key_codes, target_labels, key_labels = fast
+        dense, record_cells, target_labels, key_labels = fast
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
     shape = (len(target_labels), len(key_labels))
     if sparse_output is None:
         sparse_output = wants_sparse(shape)
 
-    def count(frame: pd.DataFrame, i: np.ndarray, j: np.ndarray,
-              table: np.ndarray | None) -> tuple[Table, np.ndarray]:
+    def count(frame: pd.DataFrame, i: np.ndarray, j: np.ndarray) -> tuple[Table, np.ndarray]:
         cells = np.column_stack([i, j])
-        if table is not None:
-            return (_count(i, j, shape, True) if sparse_output else table), cells
         if dropna:
             keep = frame[key_cols + target_cols].notna().all(axis=1).to_numpy()
             cells[~keep] = -1
             i, j = i[keep], j[keep]
         return _count(i, j, shape, sparse_output), cells
 
-    counted = [count(f, i, j, t) for f, i, j, t in zip(frames, target_codes, key_codes, dense,
-                                                       strict=True)]
+    if fast is None:
+        counted = [count(f, i, j) for f, i, j in zip(frames, target_codes, key_codes,
+                                                     strict=True)]
+    else:
+        counted = [(table if table is not None and not sparse_output
+                    else _count(cells[:, 0], cells[:, 1], shape, sparse_output), cells)
+                   for table, cells in zip(dense, record_cells, strict=True)]
     held = counted[2] if holdout is not None else (None, None)
     return KeyTargetTable(
         original=counted[0][0],

@@ -15,7 +15,9 @@ not exactly n).
 :func:`density` evaluates it with a compiled loop that makes scipy's arithmetic, step by step
 (scipy 1.17's ``gaussian_kernel_estimate``: data and points whitened by triangular solves with
 scipy's Cholesky factor, each point's terms ``w_i * (exp(-q_i / 2) * norm)`` added in data
-order), so it gives DOMIAS's numbers to the last bit; the points are shared among threads, each
+order, identical data rows as one term weighted by their copies), so it gives DOMIAS's numbers
+to the last bit when no data row repeats, and to within the rounding of the merged additions
+when some do; the points are shared among threads, each
 point summed whole by one thread, so the numbers do not depend on the number of threads or on
 the machine's BLAS. :func:`blocked_density` computes the same numbers independently: the data
 and the points are whitened once by triangular solves, the squared distances of a block of pairs
@@ -163,9 +165,10 @@ def _kernel_sums(columns, weights, points, norm, out, start, stop):
 
 
 @numba.njit(cache=True, nogil=True)
-def _log_kernel_sums(columns, points, out, start, stop):
-    """out[j] = log sum_i exp(-(q_ij - q_min,j) / 2) - q_min,j / 2, q_ij = |data_i - point_j|^2
-    (the largest term factored out: finite however far the point is)."""
+def _log_kernel_sums(columns, counts, points, out, start, stop):
+    """out[j] = log sum_i c_i exp(-(q_ij - q_min,j) / 2) - q_min,j / 2, q_ij = |data_i -
+    point_j|^2, c_i the copies of data row i (the largest term factored out: finite however
+    far the point is)."""
     args = np.empty(columns.shape[1])
     for j in range(start, stop):
         _squared_all(columns, points, j, args)
@@ -175,7 +178,7 @@ def _log_kernel_sums(columns, points, out, start, stop):
                 low = args[i]
         total = 0.0
         for i in range(len(args)):
-            total += math.exp(-(args[i] - low) / 2.0)
+            total += counts[i] * math.exp(-(args[i] - low) / 2.0)
         out[j] = math.log(total) - low / 2.0
 
 
@@ -206,7 +209,9 @@ def _run(kernel_fn, args, out, threads):
 
 
 def _scipy_whitened(kernel: Kernel, points: np.ndarray):
-    """Data, points, weights and norm as scipy's ``gaussian_kernel_estimate`` computes them."""
+    """Data, points, weights and norm as scipy's ``gaussian_kernel_estimate`` computes them,
+    then each distinct data row once, in the order of its first copy, with its number of
+    copies c and the weight c * w (w = 1/n: scipy's uniform weight)."""
     estimate = kernel.estimate
     cho = estimate.cho_cov
     data = np.ascontiguousarray(linalg.solve_triangular(cho, estimate.dataset, lower=True).T)
@@ -214,7 +219,12 @@ def _scipy_whitened(kernel: Kernel, points: np.ndarray):
     norm = math.pow(2 * math.pi, -kernel.d / 2.0)
     for k in range(kernel.d):
         norm /= cho[k, k]
-    return data, z, np.ascontiguousarray(estimate.weights, dtype=np.float64), norm
+    weights = np.ascontiguousarray(estimate.weights, dtype=np.float64)
+    first, inverse = unique_rows(np.ascontiguousarray(estimate.dataset.T).view(np.int64))
+    keep = np.sort(first)
+    counts = np.bincount(inverse)[inverse[keep]].astype(np.float64)
+    return (np.ascontiguousarray(data[keep]), z, weights[keep] * counts, counts, norm,
+            float(weights[0]))
 
 
 def _distinct(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -230,15 +240,21 @@ def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None) -
     scipy's ``gaussian_kde.evaluate`` (what domias 0.0.5 runs), made by a compiled loop with
     the same arithmetic in the same order (bit-identical to scipy 1.17 in the tests), the points
     shared among ``threads`` threads (default :func:`default_threads`; every point is summed
-    by one thread, so the result does not depend on the number). Identical points (the same
-    bits) are evaluated once: the work is ``n_data x distinct points``, which on coded or
-    rounded columns stops growing with the number of points.
+    by one thread, so the result does not depend on the number).
+
+    Work: ``distinct data rows x distinct points``, not ``n x m``. Identical points (the same
+    bits) are evaluated once. A data row with c identical copies adds one term ``(c w) *
+    (exp(-q / 2) * norm)`` in the place of its first copy instead of c terms ``w * (...)``
+    (w = 1/n): without copies every operation is scipy's (c w = w exactly), with copies the sum
+    differs from scipy's by the rounding of c - 1 additions, at most (c - 1) eps relative to
+    that row's terms. On coded, rounded or bootstrapped columns the distinct rows stop growing
+    with the number of records.
     """
     points = np.ascontiguousarray(points, dtype=np.float64)
     if points.ndim != 2 or points.shape[1] != kernel.d:
         raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
     points, inverse = _distinct(points)
-    data, z, weights, norm = _scipy_whitened(kernel, points)
+    data, z, weights, _, norm, _ = _scipy_whitened(kernel, points)
     return _run(_kernel_sums, (np.ascontiguousarray(data.T), weights, z, float(norm)),
                 np.empty(len(z)), threads)[inverse]
 
@@ -276,10 +292,10 @@ def log_density(kernel: Kernel, points: np.ndarray, *, threads: int | None = Non
     out = np.log(np.maximum(density(kernel, points, threads=threads), TINY))
     far = np.flatnonzero(out <= np.log(TINY))
     if len(far):
-        data, z, weights, norm = _scipy_whitened(kernel, points[far])
-        sums = _run(_log_kernel_sums, (np.ascontiguousarray(data.T), z), np.empty(len(far)),
-                    threads)
-        out[far] = sums + math.log(norm) + math.log(weights[0])
+        data, z, _, counts, norm, weight = _scipy_whitened(kernel, points[far])
+        sums = _run(_log_kernel_sums, (np.ascontiguousarray(data.T), counts, z),
+                    np.empty(len(far)), threads)
+        out[far] = sums + math.log(norm) + math.log(weight)
     return out[inverse]
 
 

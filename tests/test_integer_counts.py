@@ -43,9 +43,14 @@ def _same(fast, slow) -> None:
         assert (a is None and b is None) or (a.dtype == b.dtype and np.array_equal(a, b))
     assert fast.keys.equals(slow.keys) and fast.targets.equals(slow.targets)
     assert type(fast.targets) is type(slow.targets)
-    assert list(fast.keys.names) == list(slow.keys.names)
-    for level in range(fast.keys.nlevels):
-        assert fast.keys.levels[level].dtype == slow.keys.levels[level].dtype
+    for labels in ("keys", "targets"):
+        a, b = getattr(fast, labels), getattr(slow, labels)
+        assert list(a.names) == list(b.names) and a.dtype == b.dtype
+        if isinstance(a, pd.MultiIndex):
+            for level in range(a.nlevels):
+                assert a.levels[level].equals(b.levels[level])
+                assert a.levels[level].dtype == b.levels[level].dtype
+                assert np.array_equal(a.codes[level], b.codes[level])
 
 
 @pytest.mark.parametrize("dtype, low", [("int64", 0), ("int8", -3), ("uint16", 2),

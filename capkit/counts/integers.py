@@ -146,6 +146,9 @@ def _labels(levels: list[pd.Index], ranks: list[np.ndarray], used: np.ndarray,
     """The labels of the combinations ``used`` (raw mixed-radix cells): a MultiIndex named by
     the columns, or the column's Index for one column (as encode_frames gives them)."""
     parts = np.unravel_index(used, spans)
-    arrays = [lv.take(rank[part]) for lv, rank, part in zip(levels, ranks, parts, strict=True)]
-    labels = pd.MultiIndex.from_arrays(arrays, names=names)
-    return labels.get_level_values(0) if len(names) == 1 else labels
+    codes = [rank[part] for rank, part in zip(ranks, parts, strict=True)]
+    if len(names) == 1:
+        return levels[0].take(codes[0]).rename(names[0])
+    # the levels are each column's values present (sorted, all used by some combination):
+    # MultiIndex.from_arrays would find the same levels and codes by factorising the labels
+    return pd.MultiIndex(levels=levels, codes=codes, names=names, verify_integrity=False)

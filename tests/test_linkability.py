@@ -372,13 +372,14 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
-@pytest.mark.parametrize("k", [1, 3])
-def test_windowed_search_equals_a_block_of_numpy_distances(k, monkeypatch):
+@pytest.mark.parametrize("k, ball", [(1, 256), (3, 256), (1, 0), (3, 0)])
+def test_windowed_search_equals_a_block_of_numpy_distances(k, ball, monkeypatch):
     """The windowed search of large groups (a k-d tree bounds each k-th distance, only the
     candidates within the bound on one column are compared: ``neighbors._windowed``) against
     numpy on the whole block of distances: the same k-th distance, counts, k nearest (ties by
     lowest position) and band, a band listed by the search or by its second pass. Forced on
-    every group (``WINDOW_CANDIDATES`` = 1); values on a coarse grid make many ties, exact
+    every group (``WINDOW_CANDIDATES`` = 1), with slabs or balls (``BALL_WINDOW`` = 0);
+    values on a coarse grid make many ties, exact
     copies (distance 0) included, and a query may have its k-th distance >= 1 in its group."""
     from capkit.attacks import neighbors
     from capkit.attacks.neighbors import encode, nearest
@@ -406,6 +407,7 @@ def test_windowed_search_equals_a_block_of_numpy_distances(k, monkeypatch):
     widths = (block <= kth[:, None]).sum(axis=1)
     assert (widths <= k).sum() >= 3 and (widths > k).sum() >= 3
     monkeypatch.setattr(neighbors, "WINDOW_CANDIDATES", 1)
+    monkeypatch.setattr(neighbors, "BALL_WINDOW", ball)  # 0: every window a ball
     for slots in (neighbors.BAND_SLOTS, k):
         monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
         band: set = set()

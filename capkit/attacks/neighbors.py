@@ -53,6 +53,9 @@ CELLS = 1 << 22
 #: Candidates of a group from which a query is compared only with a window of them
 #: (:func:`_windowed`) rather than with all.
 WINDOW_CANDIDATES = 2048
+#: A window wider than this is replaced by the candidates in the L1 ball of the bound (the k-d
+#: tree's ball query): fewer in several dimensions than in a slab of one column.
+BALL_WINDOW = 256
 #: Candidates of a query's band (those at or below its k-th distance) that the search itself
 #: hands over; a wider band (many ties) is listed by a second pass over its distances.
 BAND_SLOTS = 8
@@ -275,9 +278,13 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
     j), is widened by 1e-9 of ``U + |x_j|`` to cover the rounding of its ends; j is, per query,
     the column with the narrowest window. The window is then searched in ascending positions,
     as the whole group would be, by :func:`capkit.attacks._block_kernel.nearest_windows`: the
-    same floats, counts and ties. The work is a tree search (log m) and the window per query,
-    about ``n_queries x (candidates within the k-th distance on one column)`` instead of
-    ``n_queries x n_candidates``.
+    same floats, counts and ties. A window wider than :data:`BALL_WINDOW` is replaced by the
+    candidates the tree finds in the L1 ball of radius U (raised by a relative 1e-9 once more:
+    a candidate at or below the k-th distance is within U of the query in the tree's sums too),
+    fewer than in a slab of one column when several columns spread the records (a ball of
+    fewer than k candidates, which the bound rules out, keeps the slab). The work is a tree
+    search (log m) and the window or ball per query, about ``n_queries x (candidates near the
+    k-th distance)`` instead of ``n_queries x n_candidates``.
     """
     from scipy.spatial import cKDTree
 
@@ -301,8 +308,19 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
             highs[j] = np.searchsorted(columns[j], x[:, j] + reach, side="right")
         use = np.argmin(highs - lows, axis=0)
         pick = np.arange(len(rows))
-        lo, hi = lows[use, pick], highs[use, pick]
-        found = _block_kernel.nearest_windows(data.query_num, orders, data.cand_num, use, lo,
+        lo, hi = lows[use, pick] + use * m, highs[use, pick] + use * m  # places in `pool`
+        pool = orders.ravel()
+        wide = np.flatnonzero(hi - lo > BALL_WINDOW)
+        if len(wide):  # the L1 ball of radius U (raised again for the tree's rounding)
+            balls = tree.query_ball_point(x[wide], bound[wide] * (1 + 1e-9), p=1)
+            sizes = np.fromiter((len(b) for b in balls), dtype=np.int64, count=len(wide))
+            inside = cands[np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])]
+            starts = len(pool) + np.cumsum(sizes) - sizes
+            sure = sizes >= k  # always (the ball holds the k nearest); else the slab stays
+            lo[wide[sure]], hi[wide[sure]] = starts[sure], starts[sure] + sizes[sure]
+            pool = np.concatenate([pool, inside])
+        pool, use = pool[None, :], np.zeros(len(rows), dtype=np.int64)
+        found = _block_kernel.nearest_windows(data.query_num, pool, data.cand_num, use, lo,
                                               hi, np.asarray(rows, np.int64), k, BAND_SLOTS)
         exact = (found[0] < 1.0) | (not several_groups)
         if not exact.all():
@@ -319,7 +337,7 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
         wide = np.flatnonzero(~held[:, 0])
         if len(wide):
             start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
-            r, c, at = _block_kernel.band_windows(data.query_num, orders, data.cand_num,
+            r, c, at = _block_kernel.band_windows(data.query_num, pool, data.cand_num,
                                                   use[wide], lo[wide], hi[wide],
                                                   np.asarray(rows[wide], np.int64), kth[wide],
                                                   start)

@@ -15,9 +15,9 @@ not exactly n).
 :func:`density` evaluates it with a compiled loop that makes scipy's arithmetic, step by step
 (scipy 1.17's ``gaussian_kernel_estimate``: data and points whitened by triangular solves with
 scipy's Cholesky factor, each point's terms ``w_i * (exp(-q_i / 2) * norm)`` added in data
-order, identical data rows as one term weighted by their copies), so it gives DOMIAS's numbers
-to the last bit when no data row repeats, and to within the rounding of the merged additions
-when some do; the points are shared among threads, each
+order; identical data rows as one term weighted by their copies when at most half the rows
+are distinct), so it gives DOMIAS's numbers to the last bit unless the data repeat that much,
+and then to within the rounding of the merged additions; the points are shared among threads, each
 point summed whole by one thread, so the numbers do not depend on the number of threads or on
 the machine's BLAS. :func:`blocked_density` computes the same numbers independently: the data
 and the points are whitened once by triangular solves, the squared distances of a block of pairs
@@ -210,8 +210,9 @@ def _run(kernel_fn, args, out, threads):
 
 def _scipy_whitened(kernel: Kernel, points: np.ndarray):
     """Data, points, weights and norm as scipy's ``gaussian_kernel_estimate`` computes them,
-    then each distinct data row once, in the order of its first copy, with its number of
-    copies c and the weight c * w (w = 1/n: scipy's uniform weight)."""
+    then, when at most half the data rows are distinct, each distinct data row once, in the
+    order of its first copy, with its number of copies c and the weight c * w (w = 1/n:
+    scipy's uniform weight); otherwise every row, c = 1."""
     estimate = kernel.estimate
     cho = estimate.cho_cov
     data = np.ascontiguousarray(linalg.solve_triangular(cho, estimate.dataset, lower=True).T)
@@ -221,6 +222,8 @@ def _scipy_whitened(kernel: Kernel, points: np.ndarray):
         norm /= cho[k, k]
     weights = np.ascontiguousarray(estimate.weights, dtype=np.float64)
     first, inverse = unique_rows(np.ascontiguousarray(estimate.dataset.T).view(np.int64))
+    if 2 * len(first) > len(inverse):  # few copies: scipy's sum, term by term
+        return data, z, weights, np.ones(len(weights)), norm, float(weights[0])
     keep = np.sort(first)
     counts = np.bincount(inverse)[inverse[keep]].astype(np.float64)
     return (np.ascontiguousarray(data[keep]), z, weights[keep] * counts, counts, norm,
@@ -242,13 +245,13 @@ def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None) -
     shared among ``threads`` threads (default :func:`default_threads`; every point is summed
     by one thread, so the result does not depend on the number).
 
-    Work: ``distinct data rows x distinct points``, not ``n x m``. Identical points (the same
-    bits) are evaluated once. A data row with c identical copies adds one term ``(c w) *
-    (exp(-q / 2) * norm)`` in the place of its first copy instead of c terms ``w * (...)``
-    (w = 1/n): without copies every operation is scipy's (c w = w exactly), with copies the sum
-    differs from scipy's by the rounding of c - 1 additions, at most (c - 1) eps relative to
-    that row's terms. On coded, rounded or bootstrapped columns the distinct rows stop growing
-    with the number of records.
+    Work: ``distinct data rows x distinct points``, not ``n x m``, where the data repeat.
+    Identical points (the same bits) are evaluated once. When at most half the data rows are
+    distinct, a row with c identical copies adds one term ``(c w) * (exp(-q / 2) * norm)`` in
+    the place of its first copy instead of c terms ``w * (...)`` (w = 1/n): the sum then
+    differs from scipy's by the rounding of the merged additions, at most (c - 1) eps relative
+    to that row's terms; with more distinct rows every operation is scipy's. On coded or
+    rounded columns the distinct rows stop growing with the number of records.
     """
     points = np.ascontiguousarray(points, dtype=np.float64)
     if points.ndim != 2 or points.shape[1] != kernel.d:

@@ -28,7 +28,7 @@ compared with the synthetic records sharing its non-numeric values; in a group o
 only with those within a k-d tree bound of its k-th distance on one numeric column
 (:func:`capkit.attacks.neighbors.nearest`), so the search costs about ``n log m`` plus the
 candidates near each record, not ``n x m``; the ties' bands cost their sizes. On a bootstrap of
-Adult with 1% noise, 1M members, 500k holdout and 1M synthetic records take about 40 CPU
+Adult with 1% noise, 1M members, 500k holdout and 1M synthetic records take 21 to 25 CPU
 seconds (``benchmarks/bench_growth.py --family linkability``). Rows whose nearest synthetic
 records all differ in a non-numeric value (k-th distance >= 1 in their group) are compared
 with every synthetic record: ``n_far x m``.

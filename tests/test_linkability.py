@@ -370,3 +370,56 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
             assert found.index[i].tolist() == order
             assert np.array_equal(found.distance[i], block[i, order], equal_nan=True)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize("k, ball", [(1, 256), (3, 256), (1, 0), (3, 0)])
+def test_windowed_search_equals_a_block_of_numpy_distances(k, ball, monkeypatch):
+    """The windowed search of large groups (a k-d tree bounds each k-th distance, only the
+    candidates within the bound on one column are compared: ``neighbors._windowed``) against
+    numpy on the whole block of distances: the same k-th distance, counts, k nearest (ties by
+    lowest position) and band, a band listed by the search or by its second pass. Forced on
+    every group (``WINDOW_CANDIDATES`` = 1), with slabs or balls (``BALL_WINDOW`` = 0);
+    values on a coarse grid make many ties, exact
+    copies (distance 0) included, and a query may have its k-th distance >= 1 in its group."""
+    from capkit.attacks import neighbors
+    from capkit.attacks.neighbors import encode, nearest
+
+    rng = np.random.default_rng(31 + k)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"x": rng.integers(0, 6, n) * 250.0, "y": rng.integers(0, 4, n) / 3,
+                             "z": rng.normal(size=n).round(1),
+                             "a": rng.choice(list("uvw"), n), "b": rng.choice(list("pq"), n)})
+    queries, candidates = draw(120), draw(400)
+    queries.iloc[:10] = candidates.iloc[5:15].to_numpy()  # exact copies
+    queries.loc[10:12, ["x", "z"]] = [1e5, 40.0]  # far from every candidate: k-th >= 1
+    data = encode(queries, candidates, ["x", "y", "z", "a", "b"])
+    assert data.nan_free
+    block = np.zeros((120, 400))
+    for j in range(3):
+        term = np.abs(data.query_num[:, j][:, None] - data.cand_num[:, j][None, :])
+        block = term if j == 0 else block + term
+    for j in range(2):
+        block = block + (data.query_cat[:, j][:, None] != data.cand_cat[:, j][None, :])
+    kth = np.sort(block, axis=1)[:, k - 1]
+    want_band = {(i, c, bool(block[i, c] == kth[i])) for i in range(120) for c in range(400)
+                 if block[i, c] <= kth[i]}
+    assert (block.min(axis=1) == 0).sum() >= 10 and (kth >= 1).sum() >= 3
+    widths = (block <= kth[:, None]).sum(axis=1)
+    assert (widths <= k).sum() >= 3 and (widths > k).sum() >= 3
+    monkeypatch.setattr(neighbors, "WINDOW_CANDIDATES", 1)
+    monkeypatch.setattr(neighbors, "BALL_WINDOW", ball)  # 0: every window a ball
+    for slots in (neighbors.BAND_SLOTS, k):
+        monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
+        band: set = set()
+        def keep(q, c, at, band=band):
+            band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))
+        found = nearest(data, k, on_band=keep)
+        assert band == want_band
+        assert np.array_equal(found.kth, kth)
+        assert np.array_equal(found.n_below, (block < kth[:, None]).sum(axis=1))
+        assert np.array_equal(found.n_at_kth, (block == kth[:, None]).sum(axis=1))
+        assert np.array_equal(found.n_at_min, (block == block.min(axis=1)[:, None]).sum(axis=1))
+        for i in range(120):
+            order = sorted(range(400), key=lambda c, i=i: (block[i, c], c))[:k]
+            assert found.index[i].tolist() == order
+            assert np.array_equal(found.distance[i], block[i, order])

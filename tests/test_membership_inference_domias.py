@@ -285,3 +285,28 @@ def test_shipped_scores_are_the_oracles():
         for name, values in case["scores"].items():
             assert values == full["cases"][case_id]["scores"][name][::step], (case_id, name)
         assert case["metrics"] == full["cases"][case_id]["metrics"]
+
+
+def test_density_of_repeated_rows_merges_copies_within_the_summation_bound():
+    """Coded columns (few distinct rows): each distinct data row is one term weighted by its
+    copies. scipy's sum of n positive terms and the merged sum are each within gamma_n =
+    n eps / (1 - n eps) of the exact sum (recursive summation, Higham 2002, eq. 4.4), so they
+    differ by at most 2 gamma_n relative, where the density is far from the subnormal range
+    (a subnormal term's rounding is absolute, 2**-1075 per term: negligible above 1e-250, not
+    relative below); log_density likewise, and finite for the far points."""
+    rng = np.random.default_rng(7)
+    data = rng.integers(0, 4, (3000, 3)).astype(float) + rng.integers(0, 2, (3000, 1))
+    points = np.concatenate([rng.integers(0, 5, (400, 3)).astype(float),
+                             rng.normal(size=(50, 3)) * 40])
+    kernel = kde.fit(data)
+    assert 2 * len(np.unique(data, axis=0)) <= len(data)  # the merged path
+    eps = np.finfo(float).eps
+    bound = 2 * (len(data) * eps / (1 - len(data) * eps))
+    peer = gaussian_kde(np.ascontiguousarray(data.T))(np.ascontiguousarray(points.T))
+    ours = kde.density(kernel, points)
+    near = peer > 1e-250
+    assert near.sum() >= 400 and (peer[~near] < 1e-200).all()
+    assert (np.abs(ours[near] - peer[near]) <= bound * peer[near]).all()
+    logs = kde.log_density(kernel, points)
+    assert np.all(np.isfinite(logs))
+    assert (np.abs(logs[near] - np.log(peer[near])) <= 2 * bound).all()  # |log(1+x)| <= 2|x|

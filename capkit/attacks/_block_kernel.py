@@ -28,7 +28,7 @@ from numba import njit, prange
 
 from capkit.distance._kernel import keep_smallest
 
-__all__ = ["THREAD_CELLS", "band_rows", "nearest_rows"]
+__all__ = ["THREAD_CELLS", "band_rows", "band_windows", "nearest_rows", "nearest_windows"]
 
 #: Distances of one search from which its queries are shared out to numba's threads (a
 #: smaller search is done on one thread: starting the threads would cost more than it saves,
@@ -205,4 +205,71 @@ def band_rows(query_num: np.ndarray, query_cat: np.ndarray, num_t: np.ndarray,
     out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.bool_))
     run = _band_threads if len(rows) * num_t.shape[1] >= THREAD_CELLS else _band_serial
     run(query_num, query_cat, num_t, cat_t, rows, kth, start, with_cat, nan_free, *out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _window(cand_num, order, lo, hi):  # pragma: no cover - compiled
+    """The candidates ``order[lo:hi]`` in ascending positions, and their numeric columns
+    transposed (a window of a search, :func:`nearest_windows`)."""
+    pos = np.sort(order[lo:hi])
+    num_t = np.empty((cand_num.shape[1], len(pos)))
+    for j in range(cand_num.shape[1]):
+        for c in range(len(pos)):
+            num_t[j, c] = cand_num[pos[c], j]
+    return pos, num_t
+
+
+@njit(cache=True, parallel=True)
+def _nearest_windows(query_num, orders, cand_num, use, lo, hi, rows, k, kth, n_below,
+                     n_at, n_min, place, dist, band, band_at):  # pragma: no cover - compiled
+    no_cat = np.empty((0, 0), np.int64)
+    for i in prange(len(rows)):
+        pos, num_t = _window(cand_num, orders[use[i]], lo[i], hi[i])
+        _nearest_one(query_num, no_cat, num_t, no_cat, rows[i], k, False, True, i, kth,
+                     n_below, n_at, n_min, place, dist, band, band_at)
+        for a in range(k):
+            place[i, a] = pos[place[i, a]]
+        for s in range(band.shape[1]):
+            if band[i, s] >= 0:
+                band[i, s] = pos[band[i, s]]
+
+
+def nearest_windows(query_num: np.ndarray, orders: np.ndarray, cand_num: np.ndarray,
+                    use: np.ndarray, lo: np.ndarray, hi: np.ndarray, rows: np.ndarray, k: int,
+                    slots: int = 0) -> tuple[np.ndarray, ...]:
+    """:func:`nearest_rows` (numeric columns only, no missing number) for query ``rows[i]``
+    against the candidates ``orders[use[i], lo[i]:hi[i]]`` (a window holding every candidate
+    that can be at or below its k-th distance, and at least k), taken in ascending positions:
+    the same floats, counts and tie rule as over all of them, with places and bands given as
+    candidate positions. Each query is worked out by one thread, on its own."""
+    n = len(rows)
+    out = (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+           np.empty((n, k), np.int64), np.empty((n, k)), np.empty((n, slots), np.int64),
+           np.zeros((n, slots), np.bool_))
+    if n:
+        _nearest_windows(query_num, orders, cand_num, use, lo, hi, rows, k, *out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _band_windows(query_num, orders, cand_num, use, lo, hi, rows, kth, start, pair_row,
+                  pair_col, at):  # pragma: no cover - compiled
+    no_cat = np.empty((0, 0), np.int64)
+    for i in prange(len(rows)):
+        pos, num_t = _window(cand_num, orders[use[i]], lo[i], hi[i])
+        _band_one(query_num, no_cat, num_t, no_cat, rows[i], kth[i], start[i], False, True,
+                  i, pair_row, pair_col, at)
+        for w in range(start[i], start[i + 1]):
+            pair_col[w] = pos[pair_col[w]]
+
+
+def band_windows(query_num: np.ndarray, orders: np.ndarray, cand_num: np.ndarray,
+                 use: np.ndarray, lo: np.ndarray, hi: np.ndarray, rows: np.ndarray,
+                 kth: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`band_rows` over the windows of :func:`nearest_windows` (candidate positions)."""
+    total = int(start[len(rows)])
+    out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.bool_))
+    if len(rows):
+        _band_windows(query_num, orders, cand_num, use, lo, hi, rows, kth, start, *out)
     return out

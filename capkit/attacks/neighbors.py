@@ -22,7 +22,12 @@ Speed without approximation: candidates are grouped by their values in the non-n
 Another group is at least 1 away (one differing column adds 1 to a sum of non-negative terms),
 so when the k-th distance inside a record's own group is below 1, no other candidate can come
 closer or tie: the search is exact within the group. The remaining records (no group, k-th
-distance >= 1, missing numbers) are compared with every candidate. The distances are read by
+distance >= 1, missing numbers) are compared with every candidate. In a group of
+:data:`WINDOW_CANDIDATES` or more candidates (and no missing number) a record is compared only
+with the candidates whose term on one numeric column is within a k-d tree bound of its k-th
+distance (:func:`_windowed`): a sum of non-negative terms is at least each term, so no other
+candidate can be as close; the answer is the same, the work about ``log m`` plus those
+candidates per record instead of the group's size. The distances are read by
 compiled kernels (:mod:`capkit.attacks._block_kernel`), each query by one thread, without
 holding a block of distances; there is no Python loop over records.
 """
@@ -45,6 +50,12 @@ __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
 
 #: Distance cells (float64) computed at once.
 CELLS = 1 << 22
+#: Candidates of a group from which a query is compared only with a window of them
+#: (:func:`_windowed`) rather than with all.
+WINDOW_CANDIDATES = 2048
+#: A window wider than this is replaced by the candidates in the L1 ball of the bound (the k-d
+#: tree's ball query): fewer in several dimensions than in a slab of one column.
+BALL_WINDOW = 256
 #: Candidates of a query's band (those at or below its k-th distance) that the search itself
 #: hands over; a wider band (many ties) is listed by a second pass over its distances.
 BAND_SLOTS = 8
@@ -225,6 +236,9 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         if len(cands) < k and several_groups:
             fallback.append(queries)
             continue
+        if data.nan_free and len(cands) >= WINDOW_CANDIDATES:
+            _windowed(data, queries, cands, k, several_groups, out, on_band, fallback)
+            continue
         columns = _columns(data, cands)
         step = max(1, CELLS // max(len(cands), 1))
         for s in range(0, len(queries), step):
@@ -245,6 +259,89 @@ def nearest(data: MixedData, k: int, *, on_band: BandCallback | None = None,
         _fill(data, found, np.ones(len(rows), dtype=bool), rows, everything, columns, True, out,
               on_band)
     return out
+
+
+def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
+              several_groups: bool, out: Neighbors, on_band: BandCallback | None,
+              fallback: list[np.ndarray]) -> None:
+    """:func:`nearest` for the ``queries`` of one large group of candidates (ascending
+    positions ``cands``), each compared only with the candidates that can be at or below its
+    k-th distance: the same answer as comparing it with all of them.
+
+    A distance is a sum of non-negative terms, and a rounded sum of non-negative floats is at
+    least each of its terms, so a candidate whose term ``|x_j - y_j|`` on one numeric column j
+    exceeds a bound U of the query's k-th distance is farther than that distance: neither among
+    the k nearest, nor tied at the k-th, nor in the band. U is the k-th L1 distance of a k-d
+    tree (scipy's ``cKDTree``; its sums are rounded in another order, so U is raised by a
+    relative 1e-9, and a tree distance of 0 is an exact copy, at 0 here too). The window, the
+    candidates with ``|x_j - y_j| <= U`` (a contiguous run of the candidates sorted on column
+    j), is widened by 1e-9 of ``U + |x_j|`` to cover the rounding of its ends; j is, per query,
+    the column with the narrowest window. The window is then searched in ascending positions,
+    as the whole group would be, by :func:`capkit.attacks._block_kernel.nearest_windows`: the
+    same floats, counts and ties. A window wider than :data:`BALL_WINDOW` is replaced by the
+    candidates the tree finds in the L1 ball of radius U (raised by a relative 1e-9 once more:
+    a candidate at or below the k-th distance is within U of the query in the tree's sums too),
+    fewer than in a slab of one column when several columns spread the records (a ball of
+    fewer than k candidates, which the bound rules out, keeps the slab). The work is a tree
+    search (log m) and the window or ball per query, about ``n_queries x (candidates near the
+    k-th distance)`` instead of ``n_queries x n_candidates``.
+    """
+    from scipy.spatial import cKDTree
+
+    values = data.cand_num[cands]
+    m, p = values.shape
+    orders = np.empty((p, m), dtype=np.int64)
+    columns = np.empty((p, m))
+    for j in range(p):
+        order = np.lexsort((cands, values[:, j]))
+        orders[j], columns[j] = cands[order], values[order, j]
+    tree = cKDTree(values)
+    for s in range(0, len(queries), CELLS // 64):
+        rows = queries[s:s + CELLS // 64]
+        x = data.query_num[rows]
+        bound = tree.query(x, k=[k], p=1)[0][:, 0]
+        bound = bound + 1e-9 * bound
+        lows, highs = np.empty((p, len(rows)), np.int64), np.empty((p, len(rows)), np.int64)
+        for j in range(p):
+            reach = bound + 1e-9 * (bound + np.abs(x[:, j]))  # covers rounding of x -/+ reach
+            lows[j] = np.searchsorted(columns[j], x[:, j] - reach, side="left")
+            highs[j] = np.searchsorted(columns[j], x[:, j] + reach, side="right")
+        use = np.argmin(highs - lows, axis=0)
+        pick = np.arange(len(rows))
+        lo, hi = lows[use, pick] + use * m, highs[use, pick] + use * m  # places in `pool`
+        pool = orders.ravel()
+        wide = np.flatnonzero(hi - lo > BALL_WINDOW)
+        if len(wide):  # the L1 ball of radius U (raised again for the tree's rounding)
+            balls = tree.query_ball_point(x[wide], bound[wide] * (1 + 1e-9), p=1)
+            sizes = np.fromiter((len(b) for b in balls), dtype=np.int64, count=len(wide))
+            inside = cands[np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])]
+            starts = len(pool) + np.cumsum(sizes) - sizes
+            sure = sizes >= k  # always (the ball holds the k nearest); else the slab stays
+            lo[wide[sure]], hi[wide[sure]] = starts[sure], starts[sure] + sizes[sure]
+            pool = np.concatenate([pool, inside])
+        pool, use = pool[None, :], np.zeros(len(rows), dtype=np.int64)
+        found = _block_kernel.nearest_windows(data.query_num, pool, data.cand_num, use, lo,
+                                              hi, np.asarray(rows, np.int64), k, BAND_SLOTS)
+        exact = (found[0] < 1.0) | (not several_groups)
+        if not exact.all():
+            fallback.append(rows[~exact])
+        kth, n_below, n_at, n_min, place, dist, band, band_at = (f[exact] for f in found)
+        rows, use, lo, hi = rows[exact], use[exact], lo[exact], hi[exact]
+        out.index[rows], out.distance[rows], out.kth[rows] = place, dist, kth
+        out.n_below[rows], out.n_at_kth[rows], out.n_at_min[rows] = n_below, n_at, n_min
+        if on_band is None or len(rows) == 0:
+            continue
+        held = band >= 0
+        r, slot = np.nonzero(held)
+        on_band(rows[r], band[r, slot], band_at[r, slot])
+        wide = np.flatnonzero(~held[:, 0])
+        if len(wide):
+            start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
+            r, c, at = _block_kernel.band_windows(data.query_num, pool, data.cand_num,
+                                                  use[wide], lo[wide], hi[wide],
+                                                  np.asarray(rows[wide], np.int64), kth[wide],
+                                                  start)
+            on_band(rows[wide[r]], c, at)
 
 
 def _columns(data: MixedData, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

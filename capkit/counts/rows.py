@@ -36,6 +36,8 @@ def unique_codes(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 shifted = (column - base).astype(np.int64, copy=False)
             present = np.zeros(high - low + 1, dtype=bool)
             present[shifted] = True
+            if present.all():  # every value low..high occurs: the codes are the shifts
+                return np.arange(high - low + 1).astype(column.dtype) + base, shifted
             remap = np.cumsum(present) - 1
             return np.flatnonzero(present).astype(column.dtype) + base, remap[shifted]
     values, inverse = np.unique(column, return_inverse=True)

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import sparse
 
 from capkit.counts.encode import encode_frames, validate_frames
+from capkit.counts.integers import integer_counts
 from capkit.errors import CapkitError
 
 #: Dense tables up to this many cells (I * J); larger ones are returned sparse by default.
@@ -110,10 +111,15 @@ def count_frames(
         validate_frames(original, holdout, key_cols, target_cols, ("original", "holdout"))
         frames.append(holdout)
 
-    target_codes, target_labels = encode_frames(frames, target_cols, role="target",
-                                                allow_disjoint_levels=allow_disjoint_levels)
-    key_codes, key_labels = encode_frames(frames, key_cols, role="key",
-                                          allow_disjoint_levels=allow_disjoint_levels)
+    fast = integer_counts(frames, key_cols, target_cols,
+                          allow_disjoint_levels=allow_disjoint_levels)
+    if fast is None:
+        target_codes, target_labels = encode_frames(frames, target_cols, role="target",
+                                                    allow_disjoint_levels=allow_disjoint_levels)
+        key_codes, key_labels = encode_frames(frames, key_cols, role="key",
+                                              allow_disjoint_levels=allow_disjoint_levels)
+    else:  # plain integers, never missing: dropna drops nothing
+        dense, record_cells, target_labels, key_labels = fast
     if not isinstance(key_labels, pd.MultiIndex):
         key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
     shape = (len(target_labels), len(key_labels))
@@ -128,7 +134,13 @@ def count_frames(
             i, j = i[keep], j[keep]
         return _count(i, j, shape, sparse_output), cells
 
-    counted = [count(f, i, j) for f, i, j in zip(frames, target_codes, key_codes, strict=True)]
+    if fast is None:
+        counted = [count(f, i, j) for f, i, j in zip(frames, target_codes, key_codes,
+                                                     strict=True)]
+    else:
+        counted = [(table if table is not None and not sparse_output
+                    else _count(cells[:, 0], cells[:, 1], shape, sparse_output), cells)
+                   for table, cells in zip(dense, record_cells, strict=True)]
     held = counted[2] if holdout is not None else (None, None)
     return KeyTargetTable(
         original=counted[0][0],

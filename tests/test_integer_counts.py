@@ -1,0 +1,106 @@
+"""The count tables of plain integer columns (capkit.counts.integers, one table of raw value
+combinations) against the general path (each column coded, then each combination): the same
+tables, record cells, labels (and their types) and level checks, on drawn frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from capkit.counts import integers, table
+from capkit.counts.tables import crosstab
+from capkit.errors import CapkitError
+
+
+def _draw(rng: np.random.Generator, n: int, dtype: str, low: int) -> pd.DataFrame:
+    return pd.DataFrame({"a": rng.integers(low, low + 5, n).astype(dtype),
+                         "b": rng.choice([low, low + 3, low + 7], n).astype(dtype),
+                         "c": rng.integers(0, 2, n).astype(dtype),
+                         "t": rng.integers(low, low + 4, n).astype(dtype),
+                         "u": rng.integers(0, 3, n).astype(dtype)})
+
+
+def _both(monkeypatch, *args, **kwargs):
+    fast = crosstab(*args, **kwargs)
+    with monkeypatch.context() as m:
+        m.setattr(table, "integer_counts", lambda *a, **k: None)
+        slow = crosstab(*args, **kwargs)
+    return fast, slow
+
+
+def _same(fast, slow) -> None:
+    for name in ("original", "synthetic", "holdout"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        if a is None:
+            assert b is None
+            continue
+        a = a.toarray() if hasattr(a, "toarray") else a
+        b = b.toarray() if hasattr(b, "toarray") else b
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    for name in ("record_cell", "synthetic_record_cell", "holdout_record_cell"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert (a is None and b is None) or (a.dtype == b.dtype and np.array_equal(a, b))
+    assert fast.keys.equals(slow.keys) and fast.targets.equals(slow.targets)
+    assert type(fast.targets) is type(slow.targets)
+    for labels in ("keys", "targets"):
+        a, b = getattr(fast, labels), getattr(slow, labels)
+        assert list(a.names) == list(b.names) and a.dtype == b.dtype
+        if isinstance(a, pd.MultiIndex):
+            for level in range(a.nlevels):
+                assert a.levels[level].equals(b.levels[level])
+                assert a.levels[level].dtype == b.levels[level].dtype
+                assert np.array_equal(a.codes[level], b.codes[level])
+
+
+@pytest.mark.parametrize("dtype, low", [("int64", 0), ("int8", -3), ("uint16", 2),
+                                        ("int32", 1000)])
+def test_integer_counts_equal_the_general_path(dtype, low, monkeypatch):
+    rng = np.random.default_rng(abs(low) + len(dtype))
+    original, synthetic, holdout = (_draw(rng, n, dtype, low) for n in (300, 250, 120))
+    synthetic = synthetic[synthetic["a"] != low + 4]  # a level only the original has
+    for keys, target, extra in ((["a", "b", "c"], "t", {}), (["b"], ["t", "u"], {}),
+                                (["a", "c"], "t", {"holdout": holdout}),
+                                (["a", "b"], "u", {"sparse_output": True}),
+                                (["a", "b"], "u", {"dropna": True})):
+        assert integers.integer_counts([original, synthetic], list(keys),
+                                       [target] if isinstance(target, str) else target)
+        _same(*_both(monkeypatch, original, synthetic, keys, target, **extra))
+
+
+def test_other_columns_take_the_general_path():
+    rng = np.random.default_rng(5)
+    frame = _draw(rng, 100, "int64", 0)
+    assert integers.integer_counts([frame, frame.astype({"a": "int32"})], ["a"], ["t"]) is None
+    assert integers.integer_counts([frame, frame.astype({"a": float})], ["a"], ["t"]) is None
+    wide = frame.assign(a=frame["a"] * 10**9)  # a grid of more cells than records
+    assert integers.integer_counts([wide, wide], ["a", "b"], ["t"]) is None
+
+
+def test_level_checks_are_the_general_paths(monkeypatch):
+    """Disjoint levels are refused with the same message on both paths."""
+    rng = np.random.default_rng(9)
+    original = _draw(rng, 200, "int64", 0)
+    synthetic = original.assign(a=original["a"] + 100)
+    messages = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(table, "integer_counts", lambda *a, **k: None)
+            with pytest.raises(CapkitError) as caught:
+                crosstab(original, synthetic, ["a", "b"], "t")
+            messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+def test_two_grids_equal_the_general_path(monkeypatch):
+    """Keys and target too many raw combinations together (300 x 200 x 10 > 2**16 cells) but
+    not apart: one grid of the target and one of the keys."""
+    rng = np.random.default_rng(3)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.integers(-50, 250, n), "b": rng.integers(0, 200, n),
+                             "t": rng.integers(5, 15, n)})
+    original, synthetic, holdout = draw(400), draw(300), draw(100)
+    assert integers.integer_counts([original, synthetic], ["a", "b"], ["t"])[0] == [None, None]
+    for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
+        _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))

@@ -34,12 +34,13 @@ from dataclasses import dataclass, replace
 
 from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.linear_model import LinearRegression
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.neural_network import MLPRegressor
 from sklearn.svm import SVC, SVR
 
 from capkit.attacks.knn import ExactKNeighborsClassifier, ExactKNeighborsRegressor
+from capkit.attacks.logistic import TiedLogisticRegression
 from capkit.errors import CapkitError
 
 METHODS = ("cap", "gcap", "nn", "estimator", "ensemble", "dummy")
@@ -146,7 +147,7 @@ REGISTRY: dict[str, dict[str, Attacker]] = {
         "svm": _fast("svm", SVC()),
         "nb": _fast("nb", CategoricalNB(alpha=1.0), keys_as="ordinal", numeric_as="category"),
         "knn": Attacker("knn", "estimator", ExactKNeighborsClassifier(n_neighbors=5)),
-        "lr": _fast("lr", LogisticRegression(max_iter=1000)),
+        "lr": _fast("lr", TiedLogisticRegression()),
         "ensemble": Attacker("ensemble", "ensemble", members=("rf", "svm", "nb", "knn", "lr")),
         "dummy": Attacker("dummy", "dummy"),
         "ranger": Attacker("ranger", "estimator", RandomForestClassifier(

@@ -63,6 +63,25 @@ def test_codes_written_off_their_grid_are_not_measured_not_review() -> None:
     assert "not measured" in result.verdicts().columns
 
 
+def test_the_summary_line_does_not_let_not_measured_pass_as_not_flagged() -> None:
+    """With nothing flagged and findings not measured, the verdict line says so loudly: a
+    custodian must not read 'worst: not flagged' and skip the count before it."""
+    from capkit.report.custodian import _verdict_section
+
+    data = _survey(1500, 3)
+    members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
+    rng = np.random.default_rng(4)
+    smooth = members.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    smooth = (smooth + rng.normal(0, 1.5, smooth.shape)).round(1)
+    result = audit(members, {"gc": smooth}, holdout=holdout, keys=["age", "kids"],
+                   targets=["rating", "job"], families=["synthpop measures"])
+    row = result.verdicts().loc["gc"]
+    (line,) = _verdict_section(result).items
+    assert row["disclosive"] + row["review"] == 0 and row["not measured"] > 0, row
+    assert f"{row['not measured']} NOT MEASURED (coded differently)" in line
+    assert line.endswith("worst: not flagged among the measured findings only")
+
+
 def test_membership_size_reads_the_tpr_against_chance() -> None:
     """A 'disclosive' membership finding at TPR 0.0% at FPR 1% (CART on a table with many
     natural twins) says in words that no member is picked out with confidence; one at 2.1%

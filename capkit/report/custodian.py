@@ -104,8 +104,10 @@ def _verdict_section(audit: Audit) -> Section:
         unmeasured = int(row.get(NOT_MEASURED, 0))
         items.append(f"{name}: {row['disclosive']} disclosive{where}, {row['review']} to "
                      f"review, {row['not flagged']} not flagged"
-                     + (f", {unmeasured} not measured (coded differently)" if unmeasured
+                     + (f", {unmeasured} NOT MEASURED (coded differently)" if unmeasured
                         else "") + f"; worst: {highest}"
+                     + (" among the measured findings only" if unmeasured
+                        and highest not in FLAGGED else "")
                      + (f"; not measured: {', '.join(failed)}" if failed else ""))
     paragraphs = ([f"WARNING: {w}." for w in audit.warnings] + [_INTRO]
                   + ([_NO_HOLDOUT.format(what="No holdout was given" if not audit.warnings else

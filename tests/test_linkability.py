@@ -355,21 +355,29 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
         numba.set_num_threads(threads)  # cells: the search size from which threads are used
         monkeypatch.setattr(_block_kernel, "THREAD_CELLS", cells)
         monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
-        band: set = set()
-        def keep(q, c, at, band=band):
-            band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))
-        found = nearest(data, k, on_band=keep)
-        assert band == want_band
-        assert np.array_equal(found.kth, kth)
-        assert np.array_equal(found.n_below, (ranked < kth[:, None]).sum(axis=1))
-        assert np.array_equal(found.n_at_kth, (ranked == kth[:, None]).sum(axis=1))
-        assert np.array_equal(found.n_at_min,
-                              (ranked == ranked.min(axis=1)[:, None]).sum(axis=1))
-        for i in range(70):
-            order = sorted(range(90), key=lambda c, i=i: (ranked[i, c], c))[:k]
-            assert found.index[i].tolist() == order
-            assert np.array_equal(found.distance[i], block[i, order], equal_nan=True)
+        _search_matches_block(nearest, data, k, ranked, block, want_band)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+def _search_matches_block(nearest, data, k: int, ranked: np.ndarray, block: np.ndarray,
+                          want_band: set) -> None:
+    """``nearest(data, k)`` against a whole block of distances: the band it lists, the k-th
+    distance, the counts below, at the k-th and at the minimum (``ranked``: the block with
+    missing distances ranked last), and the k nearest by (distance, position)."""
+    band: set = set()
+    def keep(q, c, at):
+        band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))
+    found = nearest(data, k, on_band=keep)
+    kth = np.sort(ranked, axis=1)[:, k - 1]
+    assert band == want_band
+    assert np.array_equal(found.kth, kth)
+    assert np.array_equal(found.n_below, (ranked < kth[:, None]).sum(axis=1))
+    assert np.array_equal(found.n_at_kth, (ranked == kth[:, None]).sum(axis=1))
+    assert np.array_equal(found.n_at_min, (ranked == ranked.min(axis=1)[:, None]).sum(axis=1))
+    for i in range(ranked.shape[0]):
+        order = sorted(range(ranked.shape[1]), key=lambda c, i=i: (ranked[i, c], c))[:k]
+        assert found.index[i].tolist() == order
+        assert np.array_equal(found.distance[i], block[i, order], equal_nan=True)
 
 
 @pytest.mark.parametrize("k, ball", [(1, 256), (3, 256), (1, 0), (3, 0)])
@@ -410,16 +418,4 @@ def test_windowed_search_equals_a_block_of_numpy_distances(k, ball, monkeypatch)
     monkeypatch.setattr(neighbors, "BALL_WINDOW", ball)  # 0: every window a ball
     for slots in (neighbors.BAND_SLOTS, k):
         monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
-        band: set = set()
-        def keep(q, c, at, band=band):
-            band.update(zip(q.tolist(), c.tolist(), at.tolist(), strict=True))
-        found = nearest(data, k, on_band=keep)
-        assert band == want_band
-        assert np.array_equal(found.kth, kth)
-        assert np.array_equal(found.n_below, (block < kth[:, None]).sum(axis=1))
-        assert np.array_equal(found.n_at_kth, (block == kth[:, None]).sum(axis=1))
-        assert np.array_equal(found.n_at_min, (block == block.min(axis=1)[:, None]).sum(axis=1))
-        for i in range(120):
-            order = sorted(range(400), key=lambda c, i=i: (block[i, c], c))[:k]
-            assert found.index[i].tolist() == order
-            assert np.array_equal(found.distance[i], block[i, order])
+        _search_matches_block(nearest, data, k, block, block, want_band)

@@ -45,17 +45,23 @@ def _survey(n: int, seed: int) -> pd.DataFrame:
                          "job": rng.integers(1, 7, n).astype(float)})
 
 
-def test_codes_written_off_their_grid_are_not_measured_not_review() -> None:
-    """A GaussianCopula-like release: the members' codes plus a little noise written to one
-    decimal (ages 25.1 where the original has the classes 17.5, 22, 27...). Every exact-match
-    finding that finds nothing reads 'not measured' with its reason; none is 'review'."""
+def _off_grid_audit():
+    """A GaussianCopula-like release audited: the members' codes plus a little noise written to
+    one decimal (ages 25.1 where the original has the classes 17.5, 22, 27...)."""
     data = _survey(1500, 3)
     members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
     rng = np.random.default_rng(4)
     smooth = members.sample(frac=1.0, random_state=5).reset_index(drop=True)
     smooth = (smooth + rng.normal(0, 1.5, smooth.shape)).round(1)
-    result = audit(members, {"gc": smooth}, holdout=holdout, keys=["age", "kids"],
-                   targets=["rating", "job"], families=["synthpop measures"])
+    return audit(members, {"gc": smooth}, holdout=holdout, keys=["age", "kids"],
+                 targets=["rating", "job"], families=["synthpop measures"])
+
+
+def test_codes_written_off_their_grid_are_not_measured_not_review() -> None:
+    """A GaussianCopula-like release: the members' codes plus a little noise written to one
+    decimal (ages 25.1 where the original has the classes 17.5, 22, 27...). Every exact-match
+    finding that finds nothing reads 'not measured' with its reason; none is 'review'."""
+    result = _off_grid_audit()
     coded = [f for f in result.findings if "coded differently" in f.detail]
     assert coded, result.findings
     assert not [f for f in coded if f.rule.startswith("M1") and f.verdict != "not measured"]
@@ -68,13 +74,7 @@ def test_the_summary_line_does_not_let_not_measured_pass_as_not_flagged() -> Non
     custodian must not read 'worst: not flagged' and skip the count before it."""
     from capkit.report.custodian import _verdict_section
 
-    data = _survey(1500, 3)
-    members, holdout = data.iloc[:1000].reset_index(drop=True), data.iloc[1000:]
-    rng = np.random.default_rng(4)
-    smooth = members.sample(frac=1.0, random_state=5).reset_index(drop=True)
-    smooth = (smooth + rng.normal(0, 1.5, smooth.shape)).round(1)
-    result = audit(members, {"gc": smooth}, holdout=holdout, keys=["age", "kids"],
-                   targets=["rating", "job"], families=["synthpop measures"])
+    result = _off_grid_audit()
     row = result.verdicts().loc["gc"]
     (line,) = _verdict_section(result).items
     assert row["disclosive"] + row["review"] == 0 and row["not measured"] > 0, row

@@ -467,3 +467,22 @@ def test_every_claim_of_the_committed_ledger_is_located():
     missing = [f"{lg['name']}:{c['id']}" for lg in ledgers for c in lg["claims"]
                if c["id"] not in located]
     assert not missing, missing
+
+
+def test_committed_ledger_page_is_in_step_with_its_claims_and_locators(tmp_path) -> None:
+    """``figures/claims.md`` is what the committed ``claims.json``, the experiments and the
+    locators give: a locator or a declaration edited without a full run would leave the page a
+    reviewer reads out of date."""
+    import shutil
+    from pathlib import Path
+
+    from capkit.reproduce.runner import write_ledger
+
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copytree(repo / "experiments", tmp_path / "experiments")
+    shutil.copytree(repo / "figures", tmp_path / "figures")
+    write_ledger(tmp_path, ledgers=[], only_update=True)
+    assert ((tmp_path / "figures" / "claims.json").read_bytes()
+            == (repo / "figures" / "claims.json").read_bytes())
+    assert ((tmp_path / "figures" / "claims.md").read_text()
+            == (repo / "figures" / "claims.md").read_text())

@@ -26,8 +26,9 @@ SHARED_DATA := $(abspath ../shared/data)
 export CAPKIT_DATA ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 PYTEST_TESTS := -q -n 2 --dist loadgroup tests
-# The tests compile numba's kernels into a cache of their own: a test may patch a module's
-# constants, which numba freezes into what it caches, and a notebook kernel must not load that.
+# The tests compile numba's kernels into a cache of their own, apart from the notebooks': in a
+# fresh clone a notebook kernel once crashed loading kernels cached during the test run (cause
+# not yet found; the kernels cached by the notebooks themselves load cleanly).
 TEST_NUMBA := NUMBA_CACHE_DIR=$(CURDIR)/build/numba-tests
 PYTEST_NOTEBOOKS := -q -n 2 --dist loadfile --nbval --nbval-current-env -p no:randomly notebooks
 

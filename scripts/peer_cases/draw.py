@@ -10,7 +10,10 @@ Not imported by capkit or its tests.
 
 from __future__ import annotations
 
+import argparse
+import gzip
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -106,3 +109,19 @@ def dumps(obj: object) -> str:
             return [clean(v) for v in x]
         return x
     return json.dumps(clean(obj), sort_keys=False)
+
+
+def arguments() -> argparse.Namespace:
+    """A driver's command line: ``--out FOLDER`` (made if missing) and ``--seeds N [N ...]``."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--seeds", required=True, type=int, nargs="+")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    return args
+
+
+def write_case(path: Path, case: object) -> None:
+    """One drawn case as gzipped :func:`dumps` JSON, byte for byte the same on a rerun."""
+    with gzip.GzipFile(path, "wb", mtime=0) as handle:
+        handle.write(dumps(case).encode())

@@ -24,8 +24,6 @@ counts on the deduplicated ori, control and syn frames, and the evaluator's tota
 
 from __future__ import annotations
 
-import argparse
-import gzip
 import sys
 import warnings
 from pathlib import Path
@@ -207,14 +205,10 @@ def pd_isnull(value) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--seeds", required=True, type=int, nargs="+")
-    args = parser.parse_args()
+    args = draw.arguments()
     import anonymeter
     from anonymeter.stats.confidence import EvaluationResults
 
-    args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:
         rng = np.random.default_rng(60_000 + seed)
         calls = []
@@ -241,15 +235,13 @@ def main() -> None:
         case = {"peer": "anonymeter", "version": anonymeter.__version__ if hasattr(
             anonymeter, "__version__") else "1.1.0", "seed": seed, "calls": calls}
         path = args.out / f"anonymeter_{seed}.json.gz"
-        with gzip.GzipFile(path, "wb", mtime=0) as handle:
-            handle.write(draw.dumps(case).encode())
+        draw.write_case(path, case)
         print(path, flush=True)
         if seed > 4:  # the attacks on the first four seeds keep the stored cases small
             continue
         case = {"peer": "anonymeter", "seed": seed, **attacks(seed)}
         path = args.out / f"attacks_{seed}.json.gz"
-        with gzip.GzipFile(path, "wb", mtime=0) as handle:
-            handle.write(draw.dumps(case).encode())
+        draw.write_case(path, case)
         print(path, flush=True)
 
 

@@ -12,8 +12,6 @@ score's accuracy and AUC (``compute_metrics_baseline``). Arrays are passed C-ord
 
 from __future__ import annotations
 
-import argparse
-import gzip
 import sys
 from pathlib import Path
 
@@ -34,14 +32,10 @@ def settings(seed: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--seeds", required=True, type=int, nargs="+")
-    args = parser.parse_args()
+    args = draw.arguments()
     from domias import baselines as bl
     from scipy import stats
 
-    args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:
         s = settings(seed)
         tables = draw.draw_case(seed, n_real=s["n_members"],
@@ -81,8 +75,7 @@ def main() -> None:
                 "scores": {k: np.asarray(v, dtype=float).tolist() for k, v in score.items()},
                 "metrics": metrics}
         path = args.out / f"domias_{seed}.json.gz"
-        with gzip.GzipFile(path, "wb", mtime=0) as handle:
-            handle.write(draw.dumps(case).encode())
+        draw.write_case(path, case)
         print(path, flush=True)
 
 

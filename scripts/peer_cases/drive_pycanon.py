@@ -9,8 +9,6 @@ for three quasi-identifier sets and several sensitive sets, with gen=True and ge
 
 from __future__ import annotations
 
-import argparse
-import gzip
 import sys
 import warnings
 from pathlib import Path
@@ -37,14 +35,10 @@ def plain(value: object) -> object:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--seeds", required=True, type=int, nargs="+")
-    args = parser.parse_args()
+    args = draw.arguments()
     import pycanon
     from pycanon import anonymity
 
-    args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:
         rng = np.random.default_rng(50_000 + seed)
         n = int(rng.integers(40, 200))
@@ -76,8 +70,7 @@ def main() -> None:
         case = {"peer": "pycanon", "version": getattr(pycanon, "__version__", "1.3.6"),
                 "seed": seed, "table": draw.to_json(data), "calls": calls}
         path = args.out / f"pycanon_{seed}.json.gz"
-        with gzip.GzipFile(path, "wb", mtime=0) as handle:
-            handle.write(draw.dumps(case).encode())
+        draw.write_case(path, case)
         print(path, flush=True)
 
 

@@ -12,7 +12,6 @@ under each dispatch it can select (``NPY_DISABLE_CPU_FEATURES``); each run adds 
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import json
@@ -54,10 +53,7 @@ KEYSETS = [(["c1", "k"], ["c2"]), (["c1", "c2", "k"], ["count"]),
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--seeds", required=True, type=int, nargs="+")
-    args = parser.parse_args()
+    args = draw.arguments()
     import sdmetrics
     import sdmetrics.single_table.privacy as privacy
     from sdmetrics.single_table.privacy import cap, categorical_sklearn
@@ -66,7 +62,6 @@ def main() -> None:
                         for names in ENSEMBLES.values() for name in names}
 
     fingerprint = argpartition_fingerprint()
-    args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:
         path = args.out / f"sdmetrics_{seed}.json.gz"
         if path.exists():
@@ -108,8 +103,7 @@ def main() -> None:
                 except Exception as exc:  # noqa: BLE001 - stored: capkit must fail too
                     results.append(f"error: {type(exc).__name__}: {exc}"[:300])
         case["variants"][fingerprint] = {"numpy": np.__version__, "results": results}
-        with gzip.GzipFile(path, "wb", mtime=0) as handle:
-            handle.write(draw.dumps(case).encode())
+        draw.write_case(path, case)
         print(path, fingerprint, flush=True)
 
 

@@ -9,9 +9,7 @@ and SynthEval's raw and key results in ``<out>/syntheval_<seed>.json.gz``.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import gzip
 import io
 import sys
 from pathlib import Path
@@ -55,15 +53,11 @@ def run_call(SynthEval, AnalysisConfig, tables, *, seed, holdout, nn_distance, c
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--seeds", required=True, type=int, nargs="+")
-    args = parser.parse_args()
+    args = draw.arguments()
     import syntheval
     from syntheval import SynthEval
     from syntheval.utils.configuration import AnalysisConfig
 
-    args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:
         s = settings(seed)
         tables = draw.draw_case(seed, n_real=s["n_real"], n_holdout=s["n_holdout"],
@@ -95,8 +89,7 @@ def main() -> None:
                     syntheval, "__version__") else "1.7.3", "seed": seed, "settings": s,
                 "tables": {k: draw.to_json(v) for k, v in tables.items()}, "calls": calls}
         path = args.out / f"syntheval_{seed}.json.gz"
-        with gzip.GzipFile(path, "wb", mtime=0) as handle:
-            handle.write(draw.dumps(case).encode())
+        draw.write_case(path, case)
         print(path, flush=True)
 
 

@@ -26,10 +26,6 @@ SHARED_DATA := $(abspath ../shared/data)
 export CAPKIT_DATA ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 PYTEST_TESTS := -q -n 2 --dist loadgroup tests
-# The tests compile numba's kernels into a cache of their own, apart from the notebooks': in a
-# fresh clone a notebook kernel once crashed loading kernels cached during the test run (cause
-# not yet found; the kernels cached by the notebooks themselves load cleanly).
-TEST_NUMBA := NUMBA_CACHE_DIR=$(CURDIR)/build/numba-tests
 PYTEST_NOTEBOOKS := -q -n 2 --dist loadfile --nbval --nbval-current-env -p no:randomly notebooks
 
 .PHONY: test test-slow test-latest reproduce quick notebooks lint docs bench lock clean
@@ -52,12 +48,12 @@ test: $(STAMP)
 	$(BIN)/ruff check capkit tests benchmarks
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mkdocs build --strict --quiet
-	$(TEST_NUMBA) $(BIN)/python -m pytest $(PYTEST_TESTS) -m "not slow"
+	$(BIN)/python -m pytest $(PYTEST_TESTS) -m "not slow"
 	$(BIN)/python -m pytest $(PYTEST_NOTEBOOKS)
 
 ## test-slow: the tests that re-check a property of the fast suite on larger data (make reproduce's users)
 test-slow: $(STAMP)
-	$(TEST_NUMBA) $(BIN)/python -m pytest $(PYTEST_TESTS) -m slow
+	$(BIN)/python -m pytest $(PYTEST_TESTS) -m slow
 
 ## test-latest: the ranges' newest versions in .venv-latest (rebuilt each time), then every test and nbval
 test-latest:

@@ -124,55 +124,74 @@ def _ball_query(i, level, lo, hi, t_order, qnum, tnum, radius, total_weight, pru
 
 
 @numba.njit(cache=True, parallel=True)
-def _ball_many(records, level, lo, hi, t_order, qnum, tnum, radius, total_weight, counts,
-               prune, sum_q, sum_t, reach, limit):
-    """:func:`_ball_query` for many queries, one thread per query (each count is one
-    thread's: the same whatever the number of threads)."""
-    for a in numba.prange(len(records)):
-        i = records[a]
-        counts[i] += _ball_query(i, level, lo, hi, t_order, qnum, tnum, radius, total_weight,
-                                 prune, sum_q, sum_t, reach, limit)
+def _ball_entries(records, task, task_level, task_lo, task_hi, t_order, qnum, tnum, radius,
+                  total_weight, prune, sum_q, sum_t, slack, out):
+    """:func:`_ball_query` for the large blocks :func:`_ball_kernel` set aside, one thread per
+    (query, block) entry, each count written to its own ``out[e]`` (the same whatever the
+    number of threads). Called from Python: a cached function that calls a parallel one can
+    crash when numba loads it from its cache in a new process."""
+    for e in numba.prange(len(records)):
+        t = task[e]
+        level = task_level[t]
+        out[e] = _ball_query(records[e], level, task_lo[t], task_hi[t], t_order, qnum, tnum,
+                             radius, total_weight, prune, sum_q, sum_t,
+                             radius * total_weight - level + slack,
+                             radius * total_weight + slack)
 
 
 @numba.njit(cache=True, nogil=True)
 def _ball_combination(a0, a1, q_combo_records, level, lo, hi, t_order, qnum, tnum, radius,
-                      total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs):
+                      total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs, tasks,
+                      n_tasks):
     """Count the targets ``t_order[lo:hi]`` (one combination, at ``level``) inside the ball of
-    each query ``q_combo_records[a0:a1]``; many pairs go to the threads."""
+    each query ``q_combo_records[a0:a1]``; a block of many pairs is set aside in ``tasks`` for
+    the threads instead (returned: the tasks and their number, the array grown when full)."""
+    if (a1 - a0) * (hi - lo) >= parallel_pairs:
+        if n_tasks == len(tasks):
+            grown = np.empty((2 * len(tasks) + 1, 5))
+            grown[:n_tasks] = tasks[:n_tasks]
+            tasks = grown
+        tasks[n_tasks, 0], tasks[n_tasks, 1], tasks[n_tasks, 2] = a0, a1, level
+        tasks[n_tasks, 3], tasks[n_tasks, 4] = lo, hi
+        return tasks, n_tasks + 1
     reach = radius * total_weight - level + slack
     limit = radius * total_weight + slack
-    if (a1 - a0) * (hi - lo) >= parallel_pairs:
-        _ball_many(q_combo_records[a0:a1], level, lo, hi, t_order, qnum, tnum, radius,
-                   total_weight, counts, prune, sum_q, sum_t, reach, limit)
-        return
     for a in range(a0, a1):
         i = q_combo_records[a]
         counts[i] += _ball_query(i, level, lo, hi, t_order, qnum, tnum, radius, total_weight,
                                  prune, sum_q, sum_t, reach, limit)
+    return tasks, n_tasks
 
 
 @numba.njit(cache=True, nogil=True)
 def _ball_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
                  qnum, tnum, w_cat, equal, radius, total_weight, counts, prune, sum_q, sum_t,
                  slack, own_only, same, parallel_pairs):
+    """Ball counts of every query combination against every target combination within the
+    radius; returns the large blocks (a0, a1, level, lo, hi) left for :func:`_ball_entries`."""
     n_qc = len(q_combo_start) - 1
     tcolumns = np.ascontiguousarray(tparts.T)
+    tasks = np.empty((16, 5))
+    n_tasks = 0
     for qc in range(n_qc):
         a0, a1 = q_combo_start[qc], q_combo_start[qc + 1]
         if own_only:  # one differing column is already out: the same combination only
             h = same[qc]
             if h >= 0 and 0.0 / total_weight < radius:
-                _ball_combination(a0, a1, q_combo_records, 0.0, t_start[h],
-                                  t_start[h] + t_count[h], t_order, qnum, tnum, radius,
-                                  total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs)
+                tasks, n_tasks = _ball_combination(
+                    a0, a1, q_combo_records, 0.0, t_start[h], t_start[h] + t_count[h], t_order,
+                    qnum, tnum, radius, total_weight, counts, prune, sum_q, sum_t, slack,
+                    parallel_pairs, tasks, n_tasks)
             continue
         levels = _levels(qparts, tcolumns, w_cat, equal, qc)
         for h in range(len(levels)):
             if levels[h] / total_weight >= radius:
                 continue
-            _ball_combination(a0, a1, q_combo_records, levels[h], t_start[h],
-                              t_start[h] + t_count[h], t_order, qnum, tnum, radius,
-                              total_weight, counts, prune, sum_q, sum_t, slack, parallel_pairs)
+            tasks, n_tasks = _ball_combination(
+                a0, a1, q_combo_records, levels[h], t_start[h], t_start[h] + t_count[h],
+                t_order, qnum, tnum, radius, total_weight, counts, prune, sum_q, sum_t, slack,
+                parallel_pairs, tasks, n_tasks)
+    return tasks[:n_tasks]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -317,8 +336,19 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
     same = (_same_combination(grouping[2], grouping[3]) if own_only
             else np.empty(0, dtype=np.int64))
     counts = np.zeros(len(cat_q), dtype=np.int64)
-    _ball_kernel(*grouping, num_q, num_t, w, equal, float(radius), float(total_weight), counts,
-                 prune, sum_q, sum_t, slack, own_only, same, int(parallel_pairs))
+    tasks = _ball_kernel(*grouping, num_q, num_t, w, equal, float(radius), float(total_weight),
+                         counts, prune, sum_q, sum_t, slack, own_only, same,
+                         int(parallel_pairs))
+    if len(tasks):  # the large blocks on the threads, an entry per (query, block)
+        a0, a1 = tasks[:, 0].astype(np.int64), tasks[:, 1].astype(np.int64)
+        task = np.repeat(np.arange(len(tasks)), a1 - a0)
+        starts = np.cumsum(a1 - a0) - (a1 - a0)
+        records = grouping[0][a0[task] + np.arange(len(task)) - starts[task]]
+        out = np.zeros(len(task), dtype=np.int64)
+        _ball_entries(records, task, tasks[:, 2].copy(), tasks[:, 3].astype(np.int64),
+                      tasks[:, 4].astype(np.int64), grouping[6], num_q, num_t,
+                      float(radius), float(total_weight), prune, sum_q, sum_t, slack, out)
+        np.add.at(counts, records, out)
     return counts
 
 

@@ -1,5 +1,5 @@
 """Distances between records: Gower, distance to closest record (DCR), training vs holdout, and
-every nearest-record search of the package.
+the package's nearest-record searches.
 
 * :mod:`~capkit.distance.gower`: the Gower distance's columns, weights and ranges, its matrix;
 * :mod:`~capkit.distance.nearest`: the exact nearest-record search every DCR runs on;

@@ -44,6 +44,8 @@ def _cases():
     out.append(("one column", rng.exponential(size=(500, 1)), rng.exponential(size=(60, 1))))
     out.append(("two records", np.array([[0.0, 1.0], [1.0, 0.5]]),
                 np.array([[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]])))
+    # one point against many data rows (numpy would sum a lone contiguous column pairwise)
+    out.append(("one point", rng.normal(size=(1000, 3)), rng.normal(size=(1, 3)) * 0.3))
     return out
 
 

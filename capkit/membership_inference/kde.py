@@ -23,10 +23,10 @@ added in data order, libm's ``exp``) in one of two ways that give the same bits:
   time: the squared distances column by column (0.0 + r_1 r_1 + r_2 r_2 ...), libm's ``exp``
   through ``scipy.special.inv_boxcox(t, 0)`` (a compiled ufunc that returns ``exp(t)`` of the
   C library; numpy's own ``exp`` may run on vector registers and differ in the last bit), the
-  products as scipy makes them, and each point's sum by ``np.cumsum`` along the data (an
-  accumulation, so one addition after another in data order, never pairwise). This path
-  spares a process numba's start-up (about 0.3 CPU-s to import numba and load a cached loop);
-  it costs about 8 ns a pair against the compiled loop's 4;
+  products as scipy makes them, and each point's sum by ``np.add.reduce`` across the rows of
+  a block (one addition after another in data order, never pairwise: :func:`_numpy_sums`).
+  This path spares a process numba's start-up (about 0.3 CPU-s to import numba and load a
+  cached loop); it costs about 6.5 ns a pair against the compiled loop's 4;
 * otherwise the compiled loop (:mod:`capkit.membership_inference._kde_kernels`), the points
   shared among threads, each point summed whole by one thread, so the numbers do not depend on
   the number of threads.
@@ -49,7 +49,7 @@ only when it is exactly 0.0 (exp(-q/2) underflows for q above about 1490 in whit
 about 10 standard deviations at Scott's bandwidth): under 1% of the pairs on Adult's numeric
 columns. The work is therefore the very kernel sum scipy runs in C, at about the same cost per
 pair (2 cores, Adult's 5 numeric columns, 3,000 records: scipy 7 ns a pair, the compiled loop
-4 ns, the numpy path 8 ns, each dominated by libm's ``exp``, 3 ns a call); a caller with many
+4 ns, the numpy path 6.5 ns, each dominated by libm's ``exp``, 3 ns a call); a caller with many
 records bounds the cost by evaluating the density at a seeded sample of the scored records,
 the density still fitted on every synthetic and reference record.
 """
@@ -211,14 +211,14 @@ def _run(kernel_fn, args, out, threads):
 
 
 #: Point-term pairs up to which :func:`density` sums in numpy when the compiled loop is not
-#: loaded yet: about where numba's start-up (0.3 CPU-s) equals the numpy path's extra cost
-#: (4 ns a pair).
+#: loaded yet: below where numba's start-up (0.3 CPU-s) equals the numpy path's extra cost
+#: (3 ns a pair).
 NUMPY_PAIRS = 1 << 26
 #: Terms (distinct data rows) up to which the numpy path is used (a block holds at least
-#: 16 points).
+#: 4 points).
 NUMPY_TERMS = 1 << 14
-#: Pairs in one block of the numpy path (two buffers of 2 MB).
-NUMPY_BLOCK = 1 << 18
+#: Pairs in one block of the numpy path (three buffers of 512 kB).
+NUMPY_BLOCK = 1 << 16
 
 _KERNELS = "capkit.membership_inference._kde_kernels"
 
@@ -233,18 +233,26 @@ def _numpy_sums(columns: np.ndarray, weights: np.ndarray, z: np.ndarray, norm: f
                 ) -> np.ndarray:
     """The compiled loop's numbers (scipy's) in numpy, a block of points at a time: for each
     point j, sum_i weights[i] * (exp(-q_ij / 2) * norm), q_ij = 0.0 + r_1^2 + ... + r_d^2
-    (r_k = data_ik - point_jk), added in data order by an accumulation."""
+    (r_k = data_ik - point_jk), added in data order.
+
+    The squared distances of a block are held with point j in row j (long contiguous rows,
+    fast to broadcast); the exponential writes them transposed, data row i in row i, so that
+    ``np.add.reduce(axis=0)`` adds row after row: out = row 0, then out += row 1, ... (numpy
+    sums pairwise only along the axis that is contiguous in memory, and here that is the
+    points' axis; a block of one point is evaluated as two copies of it, whose one column would
+    otherwise be contiguous)."""
     from scipy.special import inv_boxcox  # exp(t) of the C library, a compiled ufunc
 
     d, n = columns.shape
     m = len(z)
     out = np.empty(m)
-    step = max(1, NUMPY_BLOCK // max(n, 1))
-    q = np.empty((min(step, m), n))
-    r = np.empty_like(q)
+    step = max(2, NUMPY_BLOCK // max(n, 1))
+    width = max(2, min(step, m))
+    q, r, e = np.empty((width, n)), np.empty((width, n)), np.empty((n, width))
     for start in range(0, m, step):
         stop = min(start + step, m)
-        qq, rr, block = q[: stop - start], r[: stop - start], z[start:stop]
+        block = z[start:stop] if stop - start > 1 else z[[start, start]]
+        qq, rr, ee = q[:len(block)], r[:len(block)], e[:, :len(block)]
         np.subtract(columns[0][None, :], block[:, 0:1], out=qq)
         np.multiply(qq, qq, out=qq)  # 0.0 + r * r is r * r
         for k in range(1, d):
@@ -252,11 +260,10 @@ def _numpy_sums(columns: np.ndarray, weights: np.ndarray, z: np.ndarray, norm: f
             np.multiply(rr, rr, out=rr)
             np.add(qq, rr, out=qq)
         np.multiply(qq, -0.5, out=qq)  # -q / 2, exactly
-        inv_boxcox(qq, 0.0, out=qq)
-        np.multiply(qq, norm, out=qq)
-        np.multiply(weights[None, :], qq, out=qq)
-        np.cumsum(qq, axis=1, out=qq)
-        out[start:stop] = qq[:, -1]
+        inv_boxcox(qq.T, 0.0, out=ee)
+        np.multiply(ee, norm, out=ee)
+        np.multiply(weights[:, None], ee, out=ee)
+        out[start:stop] = np.add.reduce(ee, axis=0)[: stop - start]
     return out
 
 

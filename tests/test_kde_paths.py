@@ -125,3 +125,32 @@ def test_density_refuses_an_unknown_method_and_leaves_inputs_alone():
         kde.density(fitted, points, method="fast")
     kde.density(fitted, points, method="numpy")
     assert (data == before[0]).all() and (points == before[1]).all()
+
+
+def test_the_reports_membership_family_evaluates_no_density(monkeypatch):
+    """The custodian's report bounds DOMIAS's n x m cost by not running it: its membership
+    family scores DCR and MC on the report's record sample (capkit.audit.sampling), and never
+    fits a density. Adding DOMIAS to the report must come with a sample of the scored records
+    (the density fitted on every synthetic record): this test then fails as a reminder."""
+    import pandas as pd
+
+    from capkit.audit import membership_family
+    from capkit.audit.membership_family import membership_findings
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the report fitted a density")
+
+    monkeypatch.setattr(kde, "fit", refuse)
+    rng = np.random.default_rng(11)
+
+    def frame(n):
+        return pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 50, n).astype(float),
+                             "c": rng.choice(["x", "y", "z"], n)})
+
+    members, holdout, synthetic = frame(120), frame(120), frame(100)
+    found = membership_findings("syn", members, synthetic, holdout, seed=0, confidence=0.95)
+    assert [f.measure for f in found] == ["dcr membership inference", "mc membership inference"]
+    # the guard bites: a report family that ran DOMIAS would fit a density
+    monkeypatch.setattr(membership_family, "ATTACKS", ("dcr", "mc", "domias"))
+    with pytest.raises(AssertionError, match="fitted a density"):
+        membership_findings("syn", members, synthetic, holdout, seed=0, confidence=0.95)

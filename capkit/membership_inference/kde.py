@@ -27,9 +27,10 @@ added in data order, libm's ``exp``) in one of two ways that give the same bits:
   a block (one addition after another in data order, never pairwise: :func:`_numpy_sums`).
   This path spares a process numba's start-up (about 0.3 CPU-s to import numba and load a
   cached loop); it costs about 6.5 ns a pair against the compiled loop's 4;
-* otherwise the compiled loop (:mod:`capkit.membership_inference._kde_kernels`), the points
-  shared among threads, each point summed whole by one thread, so the numbers do not depend on
-  the number of threads.
+* otherwise the compiled loop (:mod:`capkit.membership_inference._kde_kernels`).
+
+Either way the points are shared among threads, each point summed whole by one thread, so the
+numbers do not depend on the number of threads.
 
 Identical points (the same bits) are evaluated once; identical data rows are one term weighted
 by their copies when at most half the rows are distinct (the sum then differs from scipy's by
@@ -269,6 +270,11 @@ def _numpy_sums(columns: np.ndarray, weights: np.ndarray, z: np.ndarray, norm: f
     return out
 
 
+def _numpy_range(columns, weights, z, norm, out, start, stop):
+    """:func:`_numpy_sums` of the points start..stop, into ``out`` (one thread's share)."""
+    out[start:stop] = _numpy_sums(columns, weights, z[start:stop], norm)
+
+
 def _scipy_points(kernel: Kernel, points: np.ndarray) -> np.ndarray:
     """The points whitened as scipy's ``gaussian_kernel_estimate`` whitens them (one
     triangular solve of the points transposed by L)."""
@@ -297,9 +303,9 @@ def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None,
     scipy's ``gaussian_kde.evaluate`` (what domias 0.0.5 runs), made with the same arithmetic
     in the same order (bit-identical to scipy 1.17 in the tests), by numpy or by the compiled
     loop (module docstring; ``method`` ``"numpy"`` or ``"compiled"`` forces one, None
-    chooses: the two give the same bits). The compiled loop shares the points among
-    ``threads`` threads (default :func:`default_threads`; every point is summed by one
-    thread, so the result does not depend on the number).
+    chooses: the two give the same bits). The points are shared among ``threads`` threads
+    (default :func:`default_threads`; every point is summed by one thread, so the result does
+    not depend on the number).
 
     Work: ``distinct data rows x distinct points``, not ``n x m``, where the data repeat.
     Identical points (the same bits) are evaluated once. When at most half the data rows are
@@ -318,7 +324,8 @@ def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None,
         small = len(z) * terms <= NUMPY_PAIRS and terms <= NUMPY_TERMS
         method = "numpy" if small and not _loaded() else "compiled"
     if method == "numpy":
-        return _numpy_sums(kernel.columns, kernel.weights, z, kernel.norm)[inverse]
+        return _run(_numpy_range, (kernel.columns, kernel.weights, z, kernel.norm),
+                    np.empty(len(z)), threads)[inverse]
     from capkit.membership_inference import _kde_kernels  # numba: imported when used
 
     return _run(_kde_kernels.kernel_sums, (kernel.columns, kernel.weights, z, kernel.norm),

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from capkit.counts import integers, table
+from capkit.counts.integers import _joint
 from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
 
@@ -101,6 +102,27 @@ def test_two_grids_equal_the_general_path(monkeypatch):
         return pd.DataFrame({"a": rng.integers(-50, 250, n), "b": rng.integers(0, 200, n),
                              "t": rng.integers(5, 15, n)})
     original, synthetic, holdout = draw(400), draw(300), draw(100)
-    assert integers.integer_counts([original, synthetic], ["a", "b"], ["t"])[0] == [None, None]
+    joined = []
+    with monkeypatch.context() as m:  # the two-grid path joins each frame's codes
+        m.setattr(integers, "_joint", lambda *a: joined.append(1) or _joint(*a))
+        integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
+    assert len(joined) == 2
     for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
         _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))
+
+
+def test_record_cells_are_made_on_first_use(monkeypatch):
+    """The counts come without the records' cells; the cells, made when first read, are the
+    general path's, kept, pickled with the table; the table stays immutable."""
+    import pickle
+
+    rng = np.random.default_rng(11)
+    original, synthetic = _draw(rng, 200, "int16", 1), _draw(rng, 150, "int16", 1)
+    fast, slow = _both(monkeypatch, original, synthetic, ["a", "b"], "t")
+    assert all(callable(made) for made in fast._cells[:2])  # nothing computed yet
+    first = fast.record_cell
+    assert fast.record_cell is first and np.array_equal(first, slow.record_cell)
+    again = pickle.loads(pickle.dumps(fast))
+    _same(again, slow)
+    with pytest.raises(AttributeError):
+        fast.original = slow.original

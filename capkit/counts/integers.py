@@ -1,33 +1,61 @@
-"""Target x key counts of plain integer columns from one table of raw value combinations.
+"""Target x key counts of plain integer columns from tables of raw value combinations.
 
 When every key and target column holds integers of one type in every frame (no missing value
 can occur), the codes :func:`capkit.counts.encode.encode_frames` gives (per column, the rank
 of a value among the values present in any frame; per combination, its rank among the
 combinations present, lexicographic in the columns' values) follow from the values alone.
-The records are counted once on the grid of raw combinations (value minus the column's minimum,
-mixed radix, the first target column most significant, then the keys), a table of at most
-as many cells as there are records; each column's level counts, the combinations present, the
-target x key table of each frame and every record's cell are read from it. The work is a
-handful of passes over the records, about what a bare ``numpy.bincount`` of the same mixed-radix
-codes costs, instead of coding each column and then each combination record by record.
+The records are counted on the grid of raw combinations (value minus the column's minimum,
+mixed radix, the first target column most significant, then the keys); each column's level
+counts, the combinations present and the target x key table of each frame are read from it.
+When that grid would hold more cells than there are records, the keys get a grid of their own
+(and the targets one), and each record's (target, key) code is counted once more on the
+target x key table itself. The work is a handful of passes over the records, about what a bare
+``numpy.bincount`` of the same mixed-radix codes costs, instead of coding each column and then
+each combination record by record.
+
+Every record's cell (its target and key codes) is computed only when asked for: the average
+CAP and every other function of the tables never needs it.
 
 The answer is the one :func:`capkit.counts.table.count_frames` gives on its general path: the
 same codes, labels (of the columns' own integer type), level checks (in the same order, with the
-same counts) and tables. A frame set whose grid of raw combinations would hold more cells than
-records, or any other column type, returns None and takes the general path.
+same counts), tables and record cells. A frame set whose key or target grid would hold more
+cells than records, or any other column type, returns None and takes the general path.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from capkit.counts.encode import _is_number, check_levels
 
-__all__ = ["integer_counts"]
+__all__ = ["IntegerCounts", "integer_counts"]
+
+
+@dataclass(frozen=True)
+class IntegerCounts:
+    """The counts of :func:`integer_counts`.
+
+    Attributes
+    ----------
+    tables
+        Per frame the dense (targets x keys) int64 counts, or None where sparse counts were
+        asked for (then they are counted from the cells).
+    cells
+        Per frame a function returning the records' cells ((n, 2) int64: target code i, key
+        code j), computed when called.
+    targets, keys
+        The target labels and the key labels (:func:`capkit.counts.encode.encode_frames`'s).
+    """
+
+    tables: list[np.ndarray | None]
+    cells: list[Callable[[], np.ndarray]]
+    targets: pd.Index
+    keys: pd.Index
 
 
 def _eligible(frames: Sequence[pd.DataFrame], columns: list[str]) -> bool:
@@ -43,17 +71,15 @@ def _eligible(frames: Sequence[pd.DataFrame], columns: list[str]) -> bool:
 
 
 def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_cols: list[str],
-                   *, allow_disjoint_levels: bool = False
-                   ) -> tuple[list[np.ndarray | None], list[np.ndarray], pd.Index,
-                              pd.Index] | None:
-    """Per frame the dense (targets x keys) counts (None where they are left to
-    ``numpy.bincount`` of the cells) and the records' cells ((n, 2): target code i, key code
-    j), then the target labels and the key labels
-    (:func:`capkit.counts.encode.encode_frames`'s), or None when the columns are not all plain
-    integers or their grids are too large.
+                   *, allow_disjoint_levels: bool = False,
+                   as_sparse: Callable[[tuple[int, int]], bool] = lambda shape: False
+                   ) -> IntegerCounts | None:
+    """The tables, lazy record cells and labels of the frames' plain integer columns, or None
+    when the columns are not all plain integers or their grids are too large.
 
     One grid of every column when it has at most as many cells as there are records; otherwise
-    one of the target columns and one of the keys, each that small."""
+    one of the target columns and one of the keys, each that small. ``as_sparse(shape)`` says
+    whether the (targets x keys) counts are wanted sparse (then ``tables`` holds None)."""
     columns = list(target_cols) + list(key_cols)
     if not _eligible(frames, columns):
         return None
@@ -63,9 +89,10 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
     spans = [max(int(v.max()) for v in per) - low + 1 for per, low in zip(values, lows,
                                                                               strict=True)]
     n_t = len(target_cols)
-    if math.prod(spans) <= limit:
+    t_cells, k_cells = math.prod(spans[:n_t]), math.prod(spans[n_t:])
+    if t_cells * k_cells <= limit:
         parts = [(0, len(columns))]
-    elif math.prod(spans[:n_t]) <= limit and math.prod(spans[n_t:]) <= limit:
+    elif t_cells <= limit and k_cells <= limit:
         parts = [(0, n_t), (n_t, len(columns))]
     else:
         return None
@@ -80,30 +107,32 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
                                   values[c][0].dtype, lows[c], allow_disjoint_levels)
             levels.append(labels)
             ranks.append(rank)
-    t_cells, k_cells = math.prod(spans[:n_t]), math.prod(spans[n_t:])
-    every = [sum(grid) for grid in grids]
+    every = [_total(grid) for grid in grids]
     if len(parts) == 1:
         flat = every[0].reshape(t_cells, k_cells)
-        in_t, in_k = flat.sum(axis=1) > 0, flat.sum(axis=0) > 0
+        in_t, in_k = flat.any(axis=1), flat.any(axis=0)
     else:
         in_t, in_k = every[0] > 0, every[1] > 0
     used_t, used_k = np.flatnonzero(in_t), np.flatnonzero(in_k)
     target_labels = _labels(levels[:n_t], ranks[:n_t], used_t, spans[:n_t], columns[:n_t])
     key_labels = _labels(levels[n_t:], ranks[n_t:], used_k, spans[n_t:], columns[n_t:])
-    remap_t = np.full(t_cells, -1, dtype=np.int64)
-    remap_t[used_t] = np.arange(len(used_t))
-    remap_k = np.full(k_cells, -1, dtype=np.int64)
-    remap_k[used_k] = np.arange(len(used_k))
+    shape = (len(used_t), len(used_k))
+    sparse = as_sparse(shape)
     if len(parts) == 2:
-        cells = [np.column_stack([remap_t[t], remap_k[k]])
+        remap_t = None if len(used_t) == t_cells else _remap(used_t, t_cells)
+        remap_k = None if len(used_k) == k_cells else _remap(used_k, k_cells)
+        codes = [_joint(t, k, remap_t, remap_k, shape[1])
                  for t, k in zip(raws[0], raws[1], strict=True)]
-        return [None] * len(frames), cells, target_labels, key_labels
-    # each raw cell's (target, key) codes, a table of at most `limit` rows: a record's cell is
-    # one row of it (no division per record)
-    cell = np.column_stack([np.repeat(remap_t, k_cells), np.tile(remap_k, t_cells)])
-    tables = [np.ascontiguousarray(grid.reshape(t_cells, k_cells)[used_t][:, used_k])
+        tables = [None if sparse else
+                  np.bincount(code, minlength=shape[0] * shape[1]).reshape(shape)
+                  for code in codes]
+        return IntegerCounts(tables, [_divided(code, shape[1]) for code in codes],
+                             target_labels, key_labels)
+    tables = [None if sparse else _used(grid.reshape(t_cells, k_cells), used_t, used_k)
               for grid in grids[0]]
-    return tables, [np.take(cell, code, axis=0) for code in raws[0]], target_labels, key_labels
+    raw_cell = _RawCells(used_t, used_k, t_cells, k_cells)
+    return IntegerCounts(tables, [raw_cell.of(code) for code in raws[0]], target_labels,
+                         key_labels)
 
 
 def _grid(values: list[list[np.ndarray]], lows: list[int], spans: list[int]
@@ -123,6 +152,70 @@ def _grid(values: list[list[np.ndarray]], lows: list[int], spans: list[int]
             code -= offset
         raw.append(code)
     return raw, [np.bincount(code, minlength=cells) for code in raw]
+
+
+def _total(grids: list[np.ndarray]) -> np.ndarray:
+    """The cell-wise sum of the frames' grids."""
+    total = grids[0].copy()
+    for grid in grids[1:]:
+        total += grid
+    return total
+
+
+def _used(grid: np.ndarray, used_t: np.ndarray, used_k: np.ndarray) -> np.ndarray:
+    """The rows ``used_t`` and columns ``used_k`` of a (raw targets x raw keys) grid."""
+    if len(used_t) < grid.shape[0]:
+        grid = grid[used_t]
+    if len(used_k) < grid.shape[1]:
+        grid = grid[:, used_k]
+    return np.ascontiguousarray(grid)
+
+
+def _remap(used: np.ndarray, cells: int) -> np.ndarray:
+    """Each raw cell's rank among the ``used`` ones (-1 for the others)."""
+    remap = np.full(cells, -1, dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    return remap
+
+
+def _joint(t: np.ndarray, k: np.ndarray, remap_t: np.ndarray | None,
+           remap_k: np.ndarray | None, n_keys: int) -> np.ndarray:
+    """Each record's cell of the (targets x keys) table as one code, ``i * n_keys + j``, from
+    its raw target and key combinations and their ranks among those used (None: all are);
+    ``t`` is consumed."""
+    if remap_t is not None:
+        t = remap_t[t]
+    t *= n_keys
+    t += k if remap_k is None else remap_k[k]
+    return t
+
+
+def _divided(code: np.ndarray, n_keys: int) -> Callable[[], np.ndarray]:
+    """The records' cells ((n, 2): i, j) of their joint codes, when called."""
+    def cells() -> np.ndarray:
+        i, j = np.divmod(code, n_keys)
+        return np.column_stack([i, j])
+    return cells
+
+
+class _RawCells:
+    """Each raw cell's (target code, key code), a table of at most as many rows as records,
+    made on first use: a record's cell is one row of it (no division per record)."""
+
+    def __init__(self, used_t: np.ndarray, used_k: np.ndarray, t_cells: int, k_cells: int):
+        self._args = (used_t, used_k, t_cells, k_cells)
+        self._table: np.ndarray | None = None
+
+    def _cells(self) -> np.ndarray:
+        if self._table is None:
+            used_t, used_k, t_cells, k_cells = self._args
+            self._table = np.column_stack([np.repeat(_remap(used_t, t_cells), k_cells),
+                                           np.tile(_remap(used_k, k_cells), t_cells)])
+        return self._table
+
+    def of(self, code: np.ndarray) -> Callable[[], np.ndarray]:
+        """The cells of records of these raw codes, when called."""
+        return lambda: np.take(self._cells(), code, axis=0)
 
 
 def _check(frames: Sequence[pd.DataFrame], column: str, role: str, grids: list[np.ndarray],

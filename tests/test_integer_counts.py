@@ -126,3 +126,20 @@ def test_record_cells_are_made_on_first_use(monkeypatch):
     _same(again, slow)
     with pytest.raises(AttributeError):
         fast.original = slow.original
+
+
+@pytest.mark.parametrize("dtype, base", [("int32", 2**31 - 8), ("int16", 2**15 - 8),
+                                         ("int64", 2**62), ("int64", -(2**63) + 1)])
+def test_codes_near_the_type_limits(dtype, base, monkeypatch):
+    """Values near their type's limits: the mixed-radix codes of narrow columns are built in
+    int64 when int32 would not hold them, and columns whose codes int64 cannot hold take the
+    general path (both: the general path's tables, cells and labels)."""
+    rng = np.random.default_rng(abs(base) % 97)
+    sign = 1 if base < 0 else -1
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": (base + sign * rng.integers(0, 4, n)).astype(dtype),
+                             "b": rng.integers(0, 3, n).astype(dtype),
+                             "t": (base + sign * rng.integers(0, 2, n)).astype(dtype)})
+    original, synthetic = draw(80), draw(60)
+    for keys, target in ((["a", "b"], "t"), (["b", "a"], "t"), (["b"], "a")):
+        _same(*_both(monkeypatch, original, synthetic, keys, target))

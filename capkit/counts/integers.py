@@ -86,72 +86,120 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
     limit = max(sum(len(f) for f in frames), 1 << 16)
     values = [[f[c].to_numpy() for f in frames] for c in columns]
     lows = [min(int(v.min()) for v in per) for per in values]
-    spans = [max(int(v.max()) for v in per) - low + 1 for per, low in zip(values, lows,
-                                                                              strict=True)]
+    highs = [max(int(v.max()) for v in per) for per in values]
+    spans = [high - low + 1 for low, high in zip(lows, highs, strict=True)]
     n_t = len(target_cols)
     t_cells, k_cells = math.prod(spans[:n_t]), math.prod(spans[n_t:])
-    if t_cells * k_cells <= limit:
-        parts = [(0, len(columns))]
-    elif t_cells <= limit and k_cells <= limit:
-        parts = [(0, n_t), (n_t, len(columns))]
-    else:
+    one = t_cells * k_cells <= limit
+    if not one and (t_cells > limit or k_cells > limit):
         return None
-    raws, grids, levels, ranks = [], [], [], []
-    for lo, hi in parts:
-        raw, grid = _grid([values[c] for c in range(lo, hi)], lows[lo:hi], spans[lo:hi])
-        raws.append(raw)
-        grids.append(grid)
-        for c in range(lo, hi):
-            labels, rank = _check(frames, columns[c], "target" if c < n_t else "key",
-                                  [g.reshape(spans[lo:hi]) for g in grid], c - lo,
-                                  values[c][0].dtype, lows[c], allow_disjoint_levels)
-            levels.append(labels)
-            ranks.append(rank)
-    every = [_total(grid) for grid in grids]
-    if len(parts) == 1:
-        flat = every[0].reshape(t_cells, k_cells)
+    parts = [(0, len(columns))] if one else [(0, n_t), (n_t, len(columns))]
+    narrow = [values[c][0].dtype.itemsize <= 4 for c in range(len(columns))]
+    types = [_code_type(lows[lo:hi], highs[lo:hi], spans[lo:hi], all(narrow[lo:hi]))
+             for lo, hi in parts]
+    if None in types:
+        return None
+    if one:
+        raw, grids = _grid(values, lows, spans, types[0])
+        shaped = [[_marginals(g, spans) for g in grids]] * len(columns)
+        flat = _total(grids).reshape(t_cells, k_cells)
         in_t, in_k = flat.any(axis=1), flat.any(axis=0)
-    else:
-        in_t, in_k = every[0] > 0, every[1] > 0
+    else:  # the keys' grid; each record's (raw target, key) code counted on a targets x keys
+        k_raw, k_grids = _grid(values[n_t:], lows[n_t:], spans[n_t:], types[1])
+        in_k = _total(k_grids) > 0
+        used_k = np.flatnonzero(in_k)
+        n_keys = len(used_k)
+        remap_k = None if n_keys == k_cells else _remap(used_k, k_cells, np.int32)
+        joint = (np.int32 if types[0] is np.int32 and t_cells * n_keys <= np.iinfo(np.int32).max
+                 else np.int64)  # every i * n_keys + j
+        t_raw = _codes(values[:n_t], lows[:n_t], spans[:n_t], joint)
+        if t_cells * n_keys <= 4 * limit:  # the target grid: the tables' row sums
+            codes = [_joint(t, k, None, remap_k, n_keys)
+                     for t, k in zip(t_raw, k_raw, strict=True)]
+            raw_tables = [np.bincount(code, minlength=t_cells * n_keys).reshape(t_cells, n_keys)
+                          for code in codes]
+            t_grids = [table.sum(axis=1) for table in raw_tables]
+        else:
+            raw_tables, t_grids = None, [np.bincount(t, minlength=t_cells) for t in t_raw]
+        in_t = _total(t_grids) > 0
+        shaped = ([[_marginals(g, spans[:n_t]) for g in t_grids]] * n_t
+                  + [[_marginals(g, spans[n_t:]) for g in k_grids]] * (len(columns) - n_t))
+    levels, ranks = [], []
+    for c, column in enumerate(columns):  # the general path's checks, in its order
+        axis = c if one or c < n_t else c - n_t
+        labels, rank = _check(frames, column, "target" if c < n_t else "key", shaped[c], axis,
+                              values[c][0].dtype, lows[c], allow_disjoint_levels)
+        levels.append(labels)
+        ranks.append(rank)
     used_t, used_k = np.flatnonzero(in_t), np.flatnonzero(in_k)
     target_labels = _labels(levels[:n_t], ranks[:n_t], used_t, spans[:n_t], columns[:n_t])
     key_labels = _labels(levels[n_t:], ranks[n_t:], used_k, spans[n_t:], columns[n_t:])
     shape = (len(used_t), len(used_k))
     sparse = as_sparse(shape)
-    if len(parts) == 2:
-        remap_t = None if len(used_t) == t_cells else _remap(used_t, t_cells)
-        remap_k = None if len(used_k) == k_cells else _remap(used_k, k_cells)
+    if one:
+        tables = [None if sparse else _used(grid.reshape(t_cells, k_cells), used_t, used_k)
+                  for grid in grids]
+        raw_cell = _RawCells(used_t, used_k, t_cells, k_cells)
+        return IntegerCounts(tables, [raw_cell.of(code) for code in raw], target_labels,
+                             key_labels)
+    remap_t = None if shape[0] == t_cells else _remap(used_t, t_cells, np.int64)
+    if raw_tables is None:  # the target's codes, then each record's cell code
         codes = [_joint(t, k, remap_t, remap_k, shape[1])
-                 for t, k in zip(raws[0], raws[1], strict=True)]
+                 for t, k in zip(t_raw, k_raw, strict=True)]
         tables = [None if sparse else
                   np.bincount(code, minlength=shape[0] * shape[1]).reshape(shape)
                   for code in codes]
-        return IntegerCounts(tables, [_divided(code, shape[1]) for code in codes],
-                             target_labels, key_labels)
-    tables = [None if sparse else _used(grid.reshape(t_cells, k_cells), used_t, used_k)
-              for grid in grids[0]]
-    raw_cell = _RawCells(used_t, used_k, t_cells, k_cells)
-    return IntegerCounts(tables, [raw_cell.of(code) for code in raws[0]], target_labels,
-                         key_labels)
+        remap_t = None
+    else:
+        tables = [None if sparse else _used(table, used_t, np.arange(shape[1]))
+                  for table in raw_tables]
+    return IntegerCounts(tables, [_divided(code, shape[1], remap_t) for code in codes],
+                         target_labels, key_labels)
 
 
-def _grid(values: list[list[np.ndarray]], lows: list[int], spans: list[int]
-          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _code_type(lows: list[int], highs: list[int], spans: list[int], narrow: bool
+               ) -> type | None:
+    """int32 when the columns are ``narrow`` (at most 32 bits: the arithmetic then reads them
+    without a cast) and it holds every partial mixed-radix code of values between ``lows`` and
+    ``highs`` (before the minima are taken off); otherwise int64 if that holds them, or None."""
+    low, high = lows[0], highs[0]
+    bounds = [low, high]
+    for c in range(1, len(spans)):
+        low, high = low * spans[c], high * spans[c]
+        bounds += [low, high]
+        low, high = low + lows[c], high + highs[c]
+        bounds += [low, high]
+    for dtype in (np.int32, np.int64) if narrow else (np.int64,):
+        info = np.iinfo(dtype)
+        if info.min <= min(bounds) and max(bounds) <= info.max:
+            return dtype
+    return None
+
+
+def _codes(values: list[list[np.ndarray]], lows: list[int], spans: list[int], dtype: type
+           ) -> list[np.ndarray]:
     """Per frame, each record's raw combination of these columns (mixed radix of value minus
-    the column's minimum, the first column most significant) and the counts of every raw
-    combination."""
+    the column's minimum, the first column most significant), of type ``dtype`` (which holds
+    every partial code: :func:`_code_type`)."""
     offset = sum(low * math.prod(spans[c + 1:]) for c, low in enumerate(lows))
-    cells = math.prod(spans)
     raw = []
     for f in range(len(values[0])):
-        code = values[0][f].astype(np.int64)
+        code = values[0][f].astype(dtype)
         for c in range(1, len(values)):
             code *= spans[c]
             code += values[c][f]
         if offset:
             code -= offset
         raw.append(code)
-    return raw, [np.bincount(code, minlength=cells) for code in raw]
+    return raw
+
+
+def _grid(values: list[list[np.ndarray]], lows: list[int], spans: list[int], dtype: type
+          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per frame, each record's raw combination of these columns (:func:`_codes`) and the
+    counts of every raw combination."""
+    raw = _codes(values, lows, spans, dtype)
+    return raw, [np.bincount(code, minlength=math.prod(spans)) for code in raw]
 
 
 def _total(grids: list[np.ndarray]) -> np.ndarray:
@@ -171,30 +219,32 @@ def _used(grid: np.ndarray, used_t: np.ndarray, used_k: np.ndarray) -> np.ndarra
     return np.ascontiguousarray(grid)
 
 
-def _remap(used: np.ndarray, cells: int) -> np.ndarray:
+def _remap(used: np.ndarray, cells: int, dtype: type) -> np.ndarray:
     """Each raw cell's rank among the ``used`` ones (-1 for the others)."""
-    remap = np.full(cells, -1, dtype=np.int64)
+    remap = np.full(cells, -1, dtype=dtype)
     remap[used] = np.arange(len(used))
     return remap
 
 
 def _joint(t: np.ndarray, k: np.ndarray, remap_t: np.ndarray | None,
            remap_k: np.ndarray | None, n_keys: int) -> np.ndarray:
-    """Each record's cell of the (targets x keys) table as one code, ``i * n_keys + j``, from
-    its raw target and key combinations and their ranks among those used (None: all are);
-    ``t`` is consumed."""
+    """Each record's cell of a (targets x keys) table as one code, ``i * n_keys + j``, of
+    ``t``'s type, from its raw target and key combinations and their ranks among those used
+    (None: all are); ``t`` is consumed."""
     if remap_t is not None:
-        t = remap_t[t]
+        t = np.take(remap_t.astype(t.dtype), t)
     t *= n_keys
-    t += k if remap_k is None else remap_k[k]
+    t += k if remap_k is None else np.take(remap_k, k)
     return t
 
 
-def _divided(code: np.ndarray, n_keys: int) -> Callable[[], np.ndarray]:
-    """The records' cells ((n, 2): i, j) of their joint codes, when called."""
+def _divided(code: np.ndarray, n_keys: int, remap_t: np.ndarray | None
+             ) -> Callable[[], np.ndarray]:
+    """The records' cells ((n, 2) int64: i, j) of their joint codes, when called; ``remap_t``
+    gives the rows' ranks among the rows used (None: every row is)."""
     def cells() -> np.ndarray:
-        i, j = np.divmod(code, n_keys)
-        return np.column_stack([i, j])
+        i, j = np.divmod(code.astype(np.int64), n_keys)
+        return np.column_stack([i if remap_t is None else np.take(remap_t, i), j])
     return cells
 
 
@@ -209,8 +259,8 @@ class _RawCells:
     def _cells(self) -> np.ndarray:
         if self._table is None:
             used_t, used_k, t_cells, k_cells = self._args
-            self._table = np.column_stack([np.repeat(_remap(used_t, t_cells), k_cells),
-                                           np.tile(_remap(used_k, k_cells), t_cells)])
+            self._table = np.column_stack([np.repeat(_remap(used_t, t_cells, np.int64), k_cells),
+                                           np.tile(_remap(used_k, k_cells, np.int64), t_cells)])
         return self._table
 
     def of(self, code: np.ndarray) -> Callable[[], np.ndarray]:
@@ -218,14 +268,14 @@ class _RawCells:
         return lambda: np.take(self._cells(), code, axis=0)
 
 
-def _check(frames: Sequence[pd.DataFrame], column: str, role: str, grids: list[np.ndarray],
-           axis: int, dtype: np.dtype, low: int, allow_disjoint_levels: bool
-           ) -> tuple[pd.Index, np.ndarray]:
+def _check(frames: Sequence[pd.DataFrame], column: str, role: str,
+           grids: list[list[np.ndarray]], axis: int, dtype: np.dtype, low: int,
+           allow_disjoint_levels: bool) -> tuple[pd.Index, np.ndarray]:
     """A column's labels (the values present in any frame, in its own type) and each value's
     rank among them, after :func:`capkit.counts.encode.check_levels` on the counts of the
-    first two frames (read off the grids)."""
-    axes = tuple(a for a in range(grids[0].ndim) if a != axis)
-    counts = [grid.sum(axis=axes) for grid in grids]
+    first two frames (``grids``: per frame, the counts of each column of the grid, as
+    :func:`_marginals` gives them; the column is number ``axis``)."""
+    counts = [grid[axis] for grid in grids]
     here = sum(counts) > 0
     labels = pd.Index(np.flatnonzero(here).astype(dtype) + dtype.type(low))
     check_levels(column, role, labels, counts[0][here], [counts[1][here]],
@@ -234,12 +284,31 @@ def _check(frames: Sequence[pd.DataFrame], column: str, role: str, grids: list[n
     return labels, np.cumsum(here) - 1
 
 
+def _marginals(grid: np.ndarray, spans: list[int]) -> list[np.ndarray]:
+    """The counts of each column's values on a grid of mixed-radix combinations (``spans``,
+    the first column most significant): the first column's, then the same of the grid summed
+    over it (each pass over a grid smaller by the first span, along long rows)."""
+    out = []
+    for span in spans[:-1]:
+        rows = grid.reshape(span, -1)
+        out.append(rows.sum(axis=1))
+        grid = rows.sum(axis=0)
+    out.append(grid)
+    return out
+
+
 def _labels(levels: list[pd.Index], ranks: list[np.ndarray], used: np.ndarray,
             spans: list[int], names: list[str]) -> pd.Index:
     """The labels of the combinations ``used`` (raw mixed-radix cells): a MultiIndex named by
     the columns, or the column's Index for one column (as encode_frames gives them)."""
-    parts = np.unravel_index(used, spans)
-    codes = [rank[part] for rank, part in zip(ranks, parts, strict=True)]
+    rest = used.astype(np.int32) if math.prod(spans) <= np.iinfo(np.int32).max else used
+    parts = []
+    for span in spans[:0:-1]:  # the digits of the mixed radix, the last column's first
+        rest, digit = np.divmod(rest, span)
+        parts.append(digit)
+    parts.append(rest)
+    codes = [part if rank[-1] == len(rank) - 1 else np.take(rank, part)  # all present: itself
+             for rank, part in zip(ranks, parts[::-1], strict=True)]
     if len(names) == 1:
         return levels[0].take(codes[0]).rename(names[0])
     # the levels are each column's values present (sorted, all used by some combination):

@@ -143,3 +143,21 @@ def test_codes_near_the_type_limits(dtype, base, monkeypatch):
     original, synthetic = draw(80), draw(60)
     for keys, target in ((["a", "b"], "t"), (["b", "a"], "t"), (["b"], "a")):
         _same(*_both(monkeypatch, original, synthetic, keys, target))
+
+
+def test_wide_target_span_ranks_targets_first(monkeypatch):
+    """A target of few values over a wide span (raw targets x keys far more cells than
+    records): its values are ranked before the records' cell codes are made."""
+    rng = np.random.default_rng(8)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.integers(0, 300, n), "b": rng.integers(0, 200, n),
+                             "t": rng.choice([0, 7, 59_999], n)})
+    original, synthetic, holdout = draw(300), draw(250), draw(90)
+    ranked = []
+    with monkeypatch.context() as m:
+        m.setattr(integers, "_joint", lambda *a: ranked.append(a[2] is not None) or _joint(*a))
+        integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
+    assert ranked == [True, True]
+    for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
+        _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t",
+                     allow_disjoint_levels=True, **extra))

@@ -112,14 +112,14 @@ def test_two_grids_equal_the_general_path(monkeypatch):
 
 
 def test_record_cells_are_made_on_first_use(monkeypatch):
-    """The counts come without the records' cells; the cells, made when first read, are the
-    general path's, kept, pickled with the table; the table stays immutable."""
+    """The counts come without the labels and the records' cells; these, made when first
+    read, are the general path's, kept, pickled with the table; the table stays immutable."""
     import pickle
 
     rng = np.random.default_rng(11)
     original, synthetic = _draw(rng, 200, "int16", 1), _draw(rng, 150, "int16", 1)
     fast, slow = _both(monkeypatch, original, synthetic, ["a", "b"], "t")
-    assert all(callable(made) for made in fast._cells[:2])  # nothing computed yet
+    assert all(callable(made) for made in fast._made[:4])  # nothing made yet
     first = fast.record_cell
     assert fast.record_cell is first and np.array_equal(first, slow.record_cell)
     again = pickle.loads(pickle.dumps(fast))

@@ -42,6 +42,8 @@ class IntegerCounts:
 
     Attributes
     ----------
+    shape
+        (targets, keys) of the tables.
     tables
         Per frame the dense (targets x keys) int64 counts, or None where sparse counts were
         asked for (then they are counted from the cells).
@@ -49,13 +51,15 @@ class IntegerCounts:
         Per frame a function returning the records' cells ((n, 2) int64: target code i, key
         code j), computed when called.
     targets, keys
-        The target labels and the key labels (:func:`capkit.counts.encode.encode_frames`'s).
+        Functions returning the target labels and the key labels
+        (:func:`capkit.counts.encode.encode_frames`'s), made when called.
     """
 
+    shape: tuple[int, int]
     tables: list[np.ndarray | None]
     cells: list[Callable[[], np.ndarray]]
-    targets: pd.Index
-    keys: pd.Index
+    targets: Callable[[], pd.Index]
+    keys: Callable[[], pd.Index]
 
 
 def _eligible(frames: Sequence[pd.DataFrame], columns: list[str]) -> bool:
@@ -91,7 +95,7 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
     n_t = len(target_cols)
     t_cells, k_cells = math.prod(spans[:n_t]), math.prod(spans[n_t:])
     one = t_cells * k_cells <= limit
-    if not one and (t_cells > limit or k_cells > limit):
+    if not one and (t_cells > 4 * limit or k_cells > 4 * limit):
         return None
     parts = [(0, len(columns))] if one else [(0, n_t), (n_t, len(columns))]
     narrow = [values[c][0].dtype.itemsize <= 4 for c in range(len(columns))]
@@ -132,16 +136,21 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
         levels.append(labels)
         ranks.append(rank)
     used_t, used_k = np.flatnonzero(in_t), np.flatnonzero(in_k)
-    target_labels = _labels(levels[:n_t], ranks[:n_t], used_t, spans[:n_t], columns[:n_t])
-    key_labels = _labels(levels[n_t:], ranks[n_t:], used_k, spans[n_t:], columns[n_t:])
     shape = (len(used_t), len(used_k))
+
+    def target_labels() -> pd.Index:
+        return _labels(levels[:n_t], ranks[:n_t], used_t, spans[:n_t], columns[:n_t])
+
+    def key_labels() -> pd.Index:
+        return _labels(levels[n_t:], ranks[n_t:], used_k, spans[n_t:], columns[n_t:])
+
     sparse = as_sparse(shape)
     if one:
         tables = [None if sparse else _used(grid.reshape(t_cells, k_cells), used_t, used_k)
                   for grid in grids]
         raw_cell = _RawCells(used_t, used_k, t_cells, k_cells)
-        return IntegerCounts(tables, [raw_cell.of(code) for code in raw], target_labels,
-                             key_labels)
+        return IntegerCounts(shape, tables, [raw_cell.of(code) for code in raw],
+                             target_labels, key_labels)
     remap_t = None if shape[0] == t_cells else _remap(used_t, t_cells, np.int64)
     if raw_tables is None:  # the target's codes, then each record's cell code
         codes = [_joint(t, k, remap_t, remap_k, shape[1])
@@ -153,7 +162,7 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
     else:
         tables = [None if sparse else _used(table, used_t, np.arange(shape[1]))
                   for table in raw_tables]
-    return IntegerCounts(tables, [_divided(code, shape[1], remap_t) for code in codes],
+    return IntegerCounts(shape, tables, [_divided(code, shape[1], remap_t) for code in codes],
                          target_labels, key_labels)
 
 

@@ -31,6 +31,9 @@ Table = np.ndarray | sparse.csr_array
 #: A record -> cell map, None, or a function of no arguments that makes it.
 Cells = np.ndarray | Callable[[], np.ndarray] | None
 
+#: Labels, or a function of no arguments that makes them.
+Labels = pd.Index | Callable[[], pd.Index]
+
 
 def wants_sparse(shape: tuple[int, int]) -> bool:
     """Whether an (I, J) table is held sparse by default: more than :data:`DENSE_CELL_LIMIT`
@@ -55,7 +58,7 @@ class KeyTargetTable:
         ``-1`` for a record dropped because of a missing value (``dropna=True``).
         ``None`` when a DuckDB or Spark engine counted (records never come back to Python).
         Computed on first access when the counts were made without it (a function of no
-        arguments given in its place): the average CAP never needs it.
+        arguments given in its place), as the labels may be: the average CAP needs neither.
     synthetic_record_cell
         The same for the synthetic records.
     holdout, holdout_record_cell
@@ -65,21 +68,19 @@ class KeyTargetTable:
     The object is immutable (setting an attribute raises ``AttributeError``).
     """
 
-    __slots__ = ("original", "synthetic", "targets", "keys", "holdout", "_cells")
+    __slots__ = ("original", "synthetic", "holdout", "_made")
 
     original: Table
     synthetic: Table
-    targets: pd.Index
-    keys: pd.Index
     holdout: Table | None
 
-    def __init__(self, original: Table, synthetic: Table, targets: pd.Index, keys: pd.Index,
+    def __init__(self, original: Table, synthetic: Table, targets: Labels, keys: Labels,
                  record_cell: Cells, synthetic_record_cell: Cells, holdout: Table | None = None,
                  holdout_record_cell: Cells = None) -> None:
         for name, value in (("original", original), ("synthetic", synthetic),
-                            ("targets", targets), ("keys", keys), ("holdout", holdout),
-                            ("_cells", [record_cell, synthetic_record_cell,
-                                        holdout_record_cell])):
+                            ("holdout", holdout),
+                            ("_made", [targets, keys, record_cell, synthetic_record_cell,
+                                       holdout_record_cell])):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -88,26 +89,36 @@ class KeyTargetTable:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"KeyTargetTable is immutable: cannot delete {name!r}")
 
-    def _cell(self, which: int) -> np.ndarray | None:
-        found = self._cells[which]
+    def _get(self, which: int) -> object:
+        found = self._made[which]
         if callable(found):  # made on first use, then kept
-            found = self._cells[which] = found()
+            found = self._made[which] = found()
         return found
+
+    @property
+    def targets(self) -> pd.Index:
+        """Labels of the I rows (see the class)."""
+        return self._get(0)
+
+    @property
+    def keys(self) -> pd.MultiIndex:
+        """Labels of the J columns (see the class)."""
+        return self._get(1)
 
     @property
     def record_cell(self) -> np.ndarray | None:
         """(n, 2): each original record's (i, j) (see the class)."""
-        return self._cell(0)
+        return self._get(2)
 
     @property
     def synthetic_record_cell(self) -> np.ndarray | None:
         """(m, 2): each synthetic record's (i, j)."""
-        return self._cell(1)
+        return self._get(3)
 
     @property
     def holdout_record_cell(self) -> np.ndarray | None:
         """Each holdout record's (i, j), or None without a holdout."""
-        return self._cell(2)
+        return self._get(4)
 
     def __reduce__(self) -> tuple[type, tuple]:
         return (KeyTargetTable, (self.original, self.synthetic, self.targets, self.keys,
@@ -171,10 +182,10 @@ def count_frames(
         for table, cells in zip(fast.tables, fast.cells, strict=True):
             if table is None:
                 cells = cells()
-                table = _count(cells[:, 0], cells[:, 1], (len(fast.targets), len(fast.keys)),
-                               True)
+                table = _count(cells[:, 0], cells[:, 1], fast.shape, True)
             counted.append((table, cells))
-        return _result(counted, fast.targets, _multi(fast.keys, key_cols), holdout is not None)
+        return _result(counted, fast.targets, lambda: _multi(fast.keys(), key_cols),
+                       holdout is not None)
 
     target_codes, target_labels = encode_frames(frames, target_cols, role="target",
                                                 allow_disjoint_levels=allow_disjoint_levels)
@@ -202,8 +213,8 @@ def _multi(key_labels: pd.Index, key_cols: list[str]) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays([key_labels], names=key_cols)
 
 
-def _result(counted: list[tuple[Table, Cells]], target_labels: pd.Index,
-            key_labels: pd.MultiIndex, with_holdout: bool) -> KeyTargetTable:
+def _result(counted: list[tuple[Table, Cells]], target_labels: Labels, key_labels: Labels,
+            with_holdout: bool) -> KeyTargetTable:
     held = counted[2] if with_holdout else (None, None)
     return KeyTargetTable(
         original=counted[0][0],

@@ -7,19 +7,23 @@ combinations present, lexicographic in the columns' values) follow from the valu
 The records are counted on the grid of raw combinations (value minus the column's minimum,
 mixed radix, the first target column most significant, then the keys); each column's level
 counts, the combinations present and the target x key table of each frame are read from it.
-When that grid would hold more cells than there are records, the keys get a grid of their own
-(and the targets one), and each record's (target, key) code is counted once more on the
-target x key table itself. The work is a handful of passes over the records, about what a bare
-``numpy.bincount`` of the same mixed-radix codes costs, instead of coding each column and then
-each combination record by record.
+When that grid would hold more cells than there are records, the keys get a grid of their own,
+and each record's (raw target, key) code is counted once more on the targets x keys table
+itself (whose row sums are the targets' grid). The work is a handful of passes over the records
+(two ``numpy.bincount`` calls a frame at most), about what a bare ``numpy.bincount`` of the
+same mixed-radix codes costs, instead of coding each column and then each combination record
+by record: O(n + cells) time and memory.
 
-Every record's cell (its target and key codes) is computed only when asked for: the average
-CAP and every other function of the tables never needs it.
+Every record's cell (its target and key codes) and the labels are made only when asked for
+(:class:`capkit.counts.table.KeyTargetTable` makes them on first read): the average CAP never
+needs them.
 
 The answer is the one :func:`capkit.counts.table.count_frames` gives on its general path: the
 same codes, labels (of the columns' own integer type), level checks (in the same order, with the
 same counts), tables and record cells. A frame set whose key or target grid would hold more
-cells than records, or any other column type, returns None and takes the general path.
+than four times as many cells as records, whose codes int64 cannot hold, or any other column
+type, returns None and takes the general path. The codes are int32 when the columns are at
+most 32 bits wide and every partial code fits (half the memory traffic of int64).
 """
 
 from __future__ import annotations
@@ -81,9 +85,11 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
     """The tables, lazy record cells and labels of the frames' plain integer columns, or None
     when the columns are not all plain integers or their grids are too large.
 
-    One grid of every column when it has at most as many cells as there are records; otherwise
-    one of the target columns and one of the keys, each that small. ``as_sparse(shape)`` says
-    whether the (targets x keys) counts are wanted sparse (then ``tables`` holds None)."""
+    One grid of every column when it has at most as many cells as there are records (at least
+    2**16); otherwise one of the keys, when it and the target columns' grid have at most four
+    times as many, and each record's (target, key) code counted on a targets x keys table.
+    ``as_sparse(shape)`` says whether the (targets x keys) counts are wanted sparse (then
+    ``tables`` holds None)."""
     columns = list(target_cols) + list(key_cols)
     if not _eligible(frames, columns):
         return None

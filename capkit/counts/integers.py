@@ -175,10 +175,11 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
 def _code_type(lows: list[int], highs: list[int], spans: list[int], narrow: bool
                ) -> type | None:
     """int32 when the columns are ``narrow`` (at most 32 bits: the arithmetic then reads them
-    without a cast) and it holds every partial mixed-radix code of values between ``lows`` and
-    ``highs`` (before the minima are taken off); otherwise int64 if that holds them, or None."""
-    low, high = lows[0], highs[0]
-    bounds = [low, high]
+    without a cast) and it holds every value, partial code and offset :func:`_codes` makes of
+    values between ``lows`` and ``highs``; otherwise int64 if that holds them, or None."""
+    rest = _rest(lows, spans)
+    bounds = [*lows, *highs, rest]
+    low, high = 0, spans[0] - 1
     for c in range(1, len(spans)):
         low, high = low * spans[c], high * spans[c]
         bounds += [low, high]
@@ -191,20 +192,27 @@ def _code_type(lows: list[int], highs: list[int], spans: list[int], narrow: bool
     return None
 
 
+def _rest(lows: list[int], spans: list[int]) -> int:
+    """What :func:`_codes` takes off at the end: the minima of the columns after the first,
+    each times the product of the spans after it."""
+    return sum(low * math.prod(spans[c + 1:]) for c, low in enumerate(lows) if c)
+
+
 def _codes(values: list[list[np.ndarray]], lows: list[int], spans: list[int], dtype: type
            ) -> list[np.ndarray]:
     """Per frame, each record's raw combination of these columns (mixed radix of value minus
     the column's minimum, the first column most significant), of type ``dtype`` (which holds
-    every partial code: :func:`_code_type`)."""
-    offset = sum(low * math.prod(spans[c + 1:]) for c, low in enumerate(lows))
+    every value, partial code and offset: :func:`_code_type`)."""
+    rest = _rest(lows, spans)
     raw = []
     for f in range(len(values[0])):
-        code = values[0][f].astype(dtype)
+        code = (np.subtract(values[0][f], lows[0], dtype=dtype) if lows[0]
+                else values[0][f].astype(dtype))
         for c in range(1, len(values)):
             code *= spans[c]
             code += values[c][f]
-        if offset:
-            code -= offset
+        if rest:
+            code -= rest
         raw.append(code)
     return raw
 
@@ -219,8 +227,8 @@ def _grid(values: list[list[np.ndarray]], lows: list[int], spans: list[int], dty
 
 def _total(grids: list[np.ndarray]) -> np.ndarray:
     """The cell-wise sum of the frames' grids."""
-    total = grids[0].copy()
-    for grid in grids[1:]:
+    total = np.add(grids[0], grids[1]) if len(grids) > 1 else grids[0].copy()
+    for grid in grids[2:]:
         total += grid
     return total
 

@@ -62,19 +62,37 @@ def as_count_table(table: object, name: str) -> Table:
     return matrix.astype(np.int64)
 
 
-def _pair(o: object, s: object) -> tuple[Table, Table]:
-    o_t, s_t = as_count_table(o, "o (original table)"), as_count_table(s, "s (synthetic table)")
+def _read_only(table: object, name: str) -> Table:
+    """:func:`as_count_table` for a table that is only read: a dense int64 numpy table is
+    checked (one pass: its minimum) and returned as it is, without a copy."""
+    if type(table) is np.ndarray and table.dtype == np.int64 and table.ndim == 2:
+        if table.size and table.min() < 0:
+            raise CapkitError(f"{name} holds negative values; counts must be >= 0")
+        return table
+    return as_count_table(table, name)
+
+
+def _pair_totals(o: object, s: object) -> tuple[Table, Table, int, np.ndarray]:
+    """The two tables (validated, read only), n = sum(o) and the key totals m_j of s."""
+    o_t = _read_only(o, "o (original table)")
+    s_t = _read_only(s, "s (synthetic table)")
     if o_t.shape != s_t.shape:
         raise CapkitError(
             f"o and s must have the same shape (targets x keys), got {o_t.shape} and {s_t.shape}"
         )
-    if o_t.sum() == 0:
+    n = int(o_t.sum())
+    if n == 0:
         raise CapkitError("o (original table) holds no records")
-    if s_t.sum() == 0:
+    m_j = _column_sums(s_t)
+    if int(m_j.sum()) == 0:
         raise CapkitError("s (synthetic table) holds no records; the CAP needs a non-empty S")
     if sparse.issparse(o_t) != sparse.issparse(s_t):
         o_t, s_t = sparse.csr_array(o_t), sparse.csr_array(s_t)
-    return o_t, s_t
+    return o_t, s_t, n, m_j
+
+
+def _pair(o: object, s: object) -> tuple[Table, Table]:
+    return _pair_totals(o, s)[:2]
 
 
 def _column_sums(table: Table) -> np.ndarray:
@@ -104,15 +122,14 @@ def individual_cap(o: object, s: object) -> Table:
     return _individual(s_t)
 
 
-def _attributed(o: Table, s: Table) -> tuple[float, np.ndarray]:
-    """Sum over records of their CAP, and the key totals m_j."""
-    m_j = _column_sums(s)
+def _attributed(o: Table, s: Table, m_j: np.ndarray) -> float:
+    """Sum over records of their CAP, given the key totals m_j of s."""
     if sparse.issparse(o):
         numerators = _column_sums(sparse.csr_array(o.multiply(s)))
-    else:
-        numerators = (o * s).sum(axis=0)
+    else:  # sum_i o_ij s_ij: exact integers, without an (I, J) product
+        numerators = np.einsum("ij,ij->j", o, s)
     present = m_j > 0
-    return float((numerators[present] / m_j[present]).sum()), m_j
+    return float((numerators[present] / m_j[present]).sum())
 
 
 @dataclass(frozen=True)
@@ -154,10 +171,10 @@ class CapControl:
 
 def _average(o: object, s: object, version: int, name: str) -> tuple[float, int]:
     """Average CAP and the number of records it averages over."""
-    o_t, s_t = _pair(o, s)
-    total, m_j = _attributed(o_t, s_t)
+    o_t, s_t, n, m_j = _pair_totals(o, s)
+    total = _attributed(o_t, s_t, m_j)
     if version == 1:
-        return total / int(o_t.sum()), int(o_t.sum())
+        return total / n, n
     covered = int(_column_sums(o_t)[m_j > 0].sum())
     if covered == 0:
         raise CapkitError(

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from capkit.counts import integers, table
+from capkit.counts.integers import _joint
 from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
 
@@ -101,6 +102,62 @@ def test_two_grids_equal_the_general_path(monkeypatch):
         return pd.DataFrame({"a": rng.integers(-50, 250, n), "b": rng.integers(0, 200, n),
                              "t": rng.integers(5, 15, n)})
     original, synthetic, holdout = draw(400), draw(300), draw(100)
-    assert integers.integer_counts([original, synthetic], ["a", "b"], ["t"])[0] == [None, None]
+    joined = []
+    with monkeypatch.context() as m:  # the two-grid path joins each frame's codes
+        m.setattr(integers, "_joint", lambda *a: joined.append(1) or _joint(*a))
+        integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
+    assert len(joined) == 2
     for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
         _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))
+
+
+def test_record_cells_are_made_on_first_use(monkeypatch):
+    """The counts come without the labels and the records' cells; these, made when first
+    read, are the general path's, kept, pickled with the table; the table stays immutable."""
+    import pickle
+
+    rng = np.random.default_rng(11)
+    original, synthetic = _draw(rng, 200, "int16", 1), _draw(rng, 150, "int16", 1)
+    fast, slow = _both(monkeypatch, original, synthetic, ["a", "b"], "t")
+    assert all(callable(made) for made in fast._made[:4])  # nothing made yet
+    first = fast.record_cell
+    assert fast.record_cell is first and np.array_equal(first, slow.record_cell)
+    again = pickle.loads(pickle.dumps(fast))
+    _same(again, slow)
+    with pytest.raises(AttributeError):
+        fast.original = slow.original
+
+
+@pytest.mark.parametrize("dtype, base", [("int32", 2**31 - 8), ("int16", 2**15 - 8),
+                                         ("int64", 2**62), ("int64", -(2**63) + 1)])
+def test_codes_near_the_type_limits(dtype, base, monkeypatch):
+    """Values near their type's limits: the mixed-radix codes of narrow columns are built in
+    int64 when int32 would not hold them, and columns whose codes int64 cannot hold take the
+    general path (both: the general path's tables, cells and labels)."""
+    rng = np.random.default_rng(abs(base) % 97)
+    sign = 1 if base < 0 else -1
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": (base + sign * rng.integers(0, 4, n)).astype(dtype),
+                             "b": rng.integers(0, 3, n).astype(dtype),
+                             "t": (base + sign * rng.integers(0, 2, n)).astype(dtype)})
+    original, synthetic = draw(80), draw(60)
+    for keys, target in ((["a", "b"], "t"), (["b", "a"], "t"), (["b"], "a")):
+        _same(*_both(monkeypatch, original, synthetic, keys, target))
+
+
+def test_wide_target_span_ranks_targets_first(monkeypatch):
+    """A target of few values over a wide span (raw targets x keys far more cells than
+    records): its values are ranked before the records' cell codes are made."""
+    rng = np.random.default_rng(8)
+    def draw(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.integers(0, 300, n), "b": rng.integers(0, 200, n),
+                             "t": rng.choice([0, 7, 59_999], n)})
+    original, synthetic, holdout = draw(300), draw(250), draw(90)
+    ranked = []
+    with monkeypatch.context() as m:
+        m.setattr(integers, "_joint", lambda *a: ranked.append(a[2] is not None) or _joint(*a))
+        integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
+    assert ranked == [True, True]
+    for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
+        _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t",
+                     allow_disjoint_levels=True, **extra))

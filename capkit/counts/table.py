@@ -13,8 +13,7 @@ table would be too large the counts are a ``scipy.sparse.csr_array``; every func
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -29,6 +28,12 @@ DENSE_CELL_LIMIT = 2**24
 
 Table = np.ndarray | sparse.csr_array
 
+#: A record -> cell map, None, or a function of no arguments that makes it.
+Cells = np.ndarray | Callable[[], np.ndarray] | None
+
+#: Labels, or a function of no arguments that makes them.
+Labels = pd.Index | Callable[[], pd.Index]
+
 
 def wants_sparse(shape: tuple[int, int]) -> bool:
     """Whether an (I, J) table is held sparse by default: more than :data:`DENSE_CELL_LIMIT`
@@ -36,7 +41,6 @@ def wants_sparse(shape: tuple[int, int]) -> bool:
     return shape[0] * shape[1] > DENSE_CELL_LIMIT
 
 
-@dataclass(frozen=True)
 class KeyTargetTable:
     """Counts of two data frames on an aligned target x key grid.
 
@@ -53,21 +57,78 @@ class KeyTargetTable:
         (n, 2) int array: for each original record (in the frame's row order), its (i, j);
         ``-1`` for a record dropped because of a missing value (``dropna=True``).
         ``None`` when a DuckDB or Spark engine counted (records never come back to Python).
+        Computed on first access when the counts were made without it (a function of no
+        arguments given in its place), as the labels may be: the average CAP needs neither.
     synthetic_record_cell
         The same for the synthetic records.
     holdout, holdout_record_cell
         With a holdout (records not used to make the synthetic data, the membership control):
         its counts on the same grid and its record -> cell map; ``None`` otherwise.
+
+    The object is immutable (setting an attribute raises ``AttributeError``).
     """
+
+    __slots__ = ("original", "synthetic", "holdout", "_made")
 
     original: Table
     synthetic: Table
-    targets: pd.Index
-    keys: pd.Index
-    record_cell: np.ndarray | None
-    synthetic_record_cell: np.ndarray | None
-    holdout: Table | None = None
-    holdout_record_cell: np.ndarray | None = None
+    holdout: Table | None
+
+    def __init__(self, original: Table, synthetic: Table, targets: Labels, keys: Labels,
+                 record_cell: Cells, synthetic_record_cell: Cells, holdout: Table | None = None,
+                 holdout_record_cell: Cells = None) -> None:
+        for name, value in (("original", original), ("synthetic", synthetic),
+                            ("holdout", holdout),
+                            ("_made", [targets, keys, record_cell, synthetic_record_cell,
+                                       holdout_record_cell])):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"KeyTargetTable is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"KeyTargetTable is immutable: cannot delete {name!r}")
+
+    def _get(self, which: int) -> object:
+        found = self._made[which]
+        if callable(found):  # made on first use, then kept
+            found = self._made[which] = found()
+        return found
+
+    @property
+    def targets(self) -> pd.Index:
+        """Labels of the I rows (see the class)."""
+        return self._get(0)
+
+    @property
+    def keys(self) -> pd.MultiIndex:
+        """Labels of the J columns (see the class)."""
+        return self._get(1)
+
+    @property
+    def record_cell(self) -> np.ndarray | None:
+        """(n, 2): each original record's (i, j) (see the class)."""
+        return self._get(2)
+
+    @property
+    def synthetic_record_cell(self) -> np.ndarray | None:
+        """(m, 2): each synthetic record's (i, j)."""
+        return self._get(3)
+
+    @property
+    def holdout_record_cell(self) -> np.ndarray | None:
+        """Each holdout record's (i, j), or None without a holdout."""
+        return self._get(4)
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return (KeyTargetTable, (self.original, self.synthetic, self.targets, self.keys,
+                                 self.record_cell, self.synthetic_record_cell, self.holdout,
+                                 self.holdout_record_cell))
+
+    def __repr__(self) -> str:
+        kind = "sparse" if self.is_sparse else "dense"
+        return (f"KeyTargetTable({self.shape[0]} targets x {self.shape[1]} keys, {kind}, "
+                f"holdout={'yes' if self.holdout is not None else 'no'})")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -111,20 +172,28 @@ def count_frames(
         validate_frames(original, holdout, key_cols, target_cols, ("original", "holdout"))
         frames.append(holdout)
 
+    def as_sparse(shape: tuple[int, int]) -> bool:
+        return wants_sparse(shape) if sparse_output is None else bool(sparse_output)
+
     fast = integer_counts(frames, key_cols, target_cols,
-                          allow_disjoint_levels=allow_disjoint_levels)
-    if fast is None:
-        target_codes, target_labels = encode_frames(frames, target_cols, role="target",
-                                                    allow_disjoint_levels=allow_disjoint_levels)
-        key_codes, key_labels = encode_frames(frames, key_cols, role="key",
-                                              allow_disjoint_levels=allow_disjoint_levels)
-    else:  # plain integers, never missing: dropna drops nothing
-        dense, record_cells, target_labels, key_labels = fast
-    if not isinstance(key_labels, pd.MultiIndex):
-        key_labels = pd.MultiIndex.from_arrays([key_labels], names=key_cols)
+                          allow_disjoint_levels=allow_disjoint_levels, as_sparse=as_sparse)
+    if fast is not None:  # plain integers, never missing: dropna drops nothing
+        counted = []
+        for table, cells in zip(fast.tables, fast.cells, strict=True):
+            if table is None:
+                cells = cells()
+                table = _count(cells[:, 0], cells[:, 1], fast.shape, True)
+            counted.append((table, cells))
+        return _result(counted, fast.targets, lambda: _multi(fast.keys(), key_cols),
+                       holdout is not None)
+
+    target_codes, target_labels = encode_frames(frames, target_cols, role="target",
+                                                allow_disjoint_levels=allow_disjoint_levels)
+    key_codes, key_labels = encode_frames(frames, key_cols, role="key",
+                                          allow_disjoint_levels=allow_disjoint_levels)
+    key_labels = _multi(key_labels, key_cols)
     shape = (len(target_labels), len(key_labels))
-    if sparse_output is None:
-        sparse_output = wants_sparse(shape)
+    sparse_output = as_sparse(shape)
 
     def count(frame: pd.DataFrame, i: np.ndarray, j: np.ndarray) -> tuple[Table, np.ndarray]:
         cells = np.column_stack([i, j])
@@ -134,14 +203,19 @@ def count_frames(
             i, j = i[keep], j[keep]
         return _count(i, j, shape, sparse_output), cells
 
-    if fast is None:
-        counted = [count(f, i, j) for f, i, j in zip(frames, target_codes, key_codes,
-                                                     strict=True)]
-    else:
-        counted = [(table if table is not None and not sparse_output
-                    else _count(cells[:, 0], cells[:, 1], shape, sparse_output), cells)
-                   for table, cells in zip(dense, record_cells, strict=True)]
-    held = counted[2] if holdout is not None else (None, None)
+    counted = [count(f, i, j) for f, i, j in zip(frames, target_codes, key_codes, strict=True)]
+    return _result(counted, target_labels, key_labels, holdout is not None)
+
+
+def _multi(key_labels: pd.Index, key_cols: list[str]) -> pd.MultiIndex:
+    if isinstance(key_labels, pd.MultiIndex):
+        return key_labels
+    return pd.MultiIndex.from_arrays([key_labels], names=key_cols)
+
+
+def _result(counted: list[tuple[Table, Cells]], target_labels: Labels, key_labels: Labels,
+            with_holdout: bool) -> KeyTargetTable:
+    held = counted[2] if with_holdout else (None, None)
     return KeyTargetTable(
         original=counted[0][0],
         synthetic=counted[1][0],

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.stats import entropy as scipy_entropy
 
-from capkit.distance import _brute
+from capkit.distance import _brute, _bylevel
 from capkit.distance.nearest import nearest
 from capkit.distance.neighbour_risk import entropy
 from capkit.distance.neighbours import Encoded, Weights, k_nearest
@@ -76,6 +76,7 @@ def test_k_nearest_in_one_pass_equals_k_searches(monkeypatch, self_rule) -> None
         for other, same in ((b, False), (a, True)):
             got = k_nearest(a, other, 2, weights=weights, self_rule=self_rule, same=same)
             with monkeypatch.context() as patch:
+                patch.setattr(_bylevel, "BYLEVEL_PAIRS", 0)  # the one pass is the brute force's
                 patch.setattr(_brute, "BRUTE_PAIRS", 0)
                 want = k_nearest(a, other, 2, weights=weights, self_rule=self_rule, same=same)
             np.testing.assert_array_equal(got, want)  # same rows, same formula: same floats

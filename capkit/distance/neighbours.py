@@ -38,7 +38,7 @@ import pandas as pd
 from threadpoolctl import ThreadpoolController
 
 from capkit.counts.encode import factorize_many
-from capkit.distance import _brute
+from capkit.distance import _brute, _bylevel
 from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
 
@@ -236,14 +236,20 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     num_scale = weights.num
     out = np.full((n, k), np.inf)
     num_a, num_b = a.num * num_scale, b.num * num_scale
-    if _brute.usable(n, len(b), num_a, num_b, w_eff[keep]):
+    found_k = None
+    if len(b) and n * len(b) <= _bylevel.BYLEVEL_PAIRS and _bylevel.usable(num_a, num_b,
+                                                                           w_eff[keep]):
+        # up to tens of thousands of records: the brute force's k rows, level by level in numpy
+        found_k = _bylevel.bylevel_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
+                                     np.column_stack(excluded) if excluded else None,
+                                     min(k, len(b)))
+    if found_k is None and _brute.usable(n, len(b), num_a, num_b, w_eff[keep]):
         # small: the k searches below in one pass over the pairs (the same rows)
-        best, arg = _brute.brute_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
-                                   None, np.column_stack(excluded) if excluded else None,
-                                   min(k, len(b)))
-        searched = [(best[:, j], arg[:, j]) for j in range(best.shape[1])]
-    else:
-        searched = []
+        found_k = _brute.brute_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
+                                 None, np.column_stack(excluded) if excluded else None,
+                                 min(k, len(b)))
+    searched = [] if found_k is None else [(found_k[0][:, j], found_k[1][:, j])
+                                           for j in range(found_k[0].shape[1])]
     for j in range(min(k, len(b))):
         if searched:
             best, arg = searched[j]

@@ -1,0 +1,240 @@
+"""The k nearest records of :func:`capkit.distance._brute.brute_k`, found level by level in numpy.
+
+The distance of a query record s to a reference record o is ``level(s, o) + t_0 + ... +
+t_{pq-1}``: the level is the categorical part (the same float as ``brute_k`` forms: ``weight *
+count`` with equal weights, otherwise the weights of the differing columns summed in column
+order), each numeric term ``t_k = |x_sk - x_ok|`` (NaN -> 0) is >= 0 and is added in column
+order. A reference record at a level above a query's k-th best distance so far can therefore
+neither beat nor tie it (its distance is at least its level). So the pairs are visited level by
+level, lowest first (level 0: the records sharing the query's categorical combination), each
+level only by the queries whose k-th best is still >= it, as the compiled search of
+:func:`capkit.distance.nearest.nearest` does, but with numpy on flat arrays of record pairs.
+Each visited pair is evaluated with ``brute_k``'s operations in its order, so every distance is
+the same float; among equal distances the lowest reference row is kept (``brute_k``'s
+``argmin`` rule): the result is ``brute_k``'s, element for element.
+
+Why: on a few thousand to a few tens of thousands of records, most queries are settled by the
+few records of their own combination or of a combination one column away, so this visits a
+small share of the n_s x n_r pairs ``brute_k`` evaluates, without the compiled kernel's start-up
+(importing numba and loading its cached machine code, about half a CPU second per process).
+:func:`bylevel_k` gives up (returns None) when the levels it must visit hold more than
+:data:`MAX_SHARE` of the pairs, where the brute force is as fast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from capkit.distance._brute import _level_table
+
+#: The share of all record pairs beyond which the search by level gives up for the brute force.
+MAX_SHARE = 0.4
+#: Largest n_s x n_r searched by level (beyond, the compiled search is faster).
+BYLEVEL_PAIRS = 2**30
+#: Record pairs the search by level may visit (its arrays take about 60 bytes a pair).
+MAX_PAIRS = 2**23
+#: Cells of the (query combinations x combinations) level matrix the search may hold.
+LEVEL_CELLS = 2**24
+
+NONE = np.iinfo(np.int64).max
+
+
+def usable(num_s: np.ndarray, num_r: np.ndarray, w_cat: np.ndarray) -> bool:
+    """Whether :func:`bylevel_k` may answer: every weight > 0 and finite, no infinite value."""
+    return bool(np.all(w_cat > 0) and np.isfinite(w_cat).all()
+                and not (np.isinf(num_s).any() or np.isinf(num_r).any()))
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(starts[i], starts[i] + lengths[i])`` over i."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
+
+
+def _combinations(cat_s: np.ndarray, cat_r: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                  np.ndarray]:
+    """Joint ids of the categorical combinations of both tables (ascending in the codes'
+    mixed-radix number), and the combinations' codes (one row each)."""
+    n_s = len(cat_s)
+    both = np.concatenate([cat_s, cat_r])
+    if both.shape[1] == 0:
+        return (np.zeros(n_s, dtype=np.int64), np.zeros(len(cat_r), dtype=np.int64),
+                np.zeros((1, 0), dtype=both.dtype))
+    low = both.min(axis=0).astype(np.int64)
+    span = both.max(axis=0).astype(np.int64) - low + 1
+    if float(np.prod(span.astype(np.float64))) < 2.0**62:
+        number = np.zeros(len(both), dtype=np.int64)
+        for c in range(both.shape[1]):
+            number = number * span[c] + (both[:, c] - low[c])
+        _, first, inverse = np.unique(number, return_index=True, return_inverse=True)
+        uniq = both[first]
+    else:
+        uniq, inverse = np.unique(both, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    return inverse[:n_s], inverse[n_s:], uniq
+
+
+def _keys(combos: np.ndarray, columns: list[np.ndarray], equal: bool) -> np.ndarray:
+    """(len(combos), number of combinations) level key of each pair of combinations: the number
+    of differing columns (equal weights) or the mismatch pattern (bit k: column k differs);
+    ``columns``: the combinations' codes column by column, in a narrow type."""
+    pc = len(columns)
+    dtype = np.uint8 if (pc < 255 if equal else pc <= 8) else np.uint16
+    key = np.zeros((len(combos), len(columns[0])), dtype=dtype)
+    for k, column in enumerate(columns):
+        differs = column[combos][:, None] != column[None, :]
+        if equal:
+            key += differs
+        else:
+            key |= differs.view(np.uint8).astype(dtype) << dtype(k)
+    return key
+
+
+def _round_best(q: np.ndarray, d: np.ndarray, rows: np.ndarray, k: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The k smallest (distance, row) of each query among its pairs (``q`` grouped in runs;
+    the lowest row among equal distances): the queries, (m, k) distances and rows (inf / NONE
+    where a query has fewer than k pairs)."""
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(q)]))
+    out_d = np.full((len(starts), k), np.inf)
+    out_r = np.full((len(starts), k), NONE, dtype=np.int64)
+    d = d.copy()
+    for j in range(k):
+        low = np.minimum.reduceat(d, starts)
+        row = np.minimum.reduceat(np.where(d == low[run], rows, NONE), starts)
+        found = np.isfinite(low)
+        out_d[:, j] = low
+        out_r[:, j] = np.where(found, row, NONE)
+        if j + 1 < k:
+            d[rows == row[run]] = np.inf
+    return q[starts], out_d, out_r
+
+
+def _merge(best: np.ndarray, arg: np.ndarray, at: np.ndarray, new_d: np.ndarray,
+           new_r: np.ndarray) -> None:
+    """best[at], arg[at] := the k smallest (distance, row) of the old and the new ones."""
+    k = best.shape[1]
+    d = np.concatenate([best[at], new_d], axis=1)
+    r = np.concatenate([arg[at], new_r], axis=1)
+    line = np.repeat(np.arange(len(at)), 2 * k)
+    order = np.lexsort((r.ravel(), d.ravel(), line)).reshape(len(at), 2 * k)[:, :k]
+    best[at] = d.ravel()[order]
+    arg[at] = r.ravel()[order]
+
+
+def _visit(pair_q: np.ndarray, pair_h: np.ndarray, level: np.ndarray, active: np.ndarray,
+           g_s: np.ndarray, r_order: np.ndarray, r_start: np.ndarray, r_count: np.ndarray,
+           num_s: np.ndarray, num_r: np.ndarray, missing: bool, exclude: np.ndarray | None,
+           best: np.ndarray, arg: np.ndarray, budget: float) -> int | None:
+    """Evaluate the pairs of the ``active`` queries with the reference records of the
+    combinations ``pair_h`` of their combination (``pair_q``, ascending) at ``level`` (one per
+    combination pair), and keep
+    the k smallest; returns the number of pairs (None, nothing done, beyond ``budget``)."""
+    n_combos = len(r_count)
+    lengths = r_count[pair_h]
+    flat = r_order[_ranges(r_start[pair_h], lengths)]
+    flat_level = np.repeat(level, lengths)
+    total = np.bincount(pair_q, weights=lengths, minlength=n_combos).astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(total)[:-1]])
+    counts = total[g_s[active]]
+    if counts.sum() > budget:
+        return None
+    where = _ranges(start[g_s[active]], counts)
+    if len(where) == 0:
+        return 0
+    queries = np.repeat(active, counts)
+    rows = flat[where]
+    d = flat_level[where]
+    for c in range(num_s.shape[1]):  # brute_k's operations, in its order
+        t = np.abs(num_s[queries, c] - num_r[rows, c])
+        if missing:
+            t[np.isnan(t)] = 0.0
+        d += t
+    if exclude is not None and exclude.shape[1]:
+        keep = np.ones(len(rows), dtype=bool)
+        for c in range(exclude.shape[1]):
+            keep &= rows != exclude[queries, c]
+        queries, d, rows = queries[keep], d[keep], rows[keep]
+    if len(queries):
+        at, new_d, new_r = _round_best(queries, d, rows, best.shape[1])
+        _merge(best, arg, at, new_d, new_r)
+    return len(where)
+
+
+def _bands(level_of: np.ndarray, equal: bool) -> list[tuple[int, int]]:
+    """Ranks of the levels above 0 visited together (lowest, highest): one level at a time with
+    equal weights (a few levels), otherwise levels up to twice a band's first (a queried
+    pair at a level above the query's best is evaluated in vain but changes nothing)."""
+    if equal:
+        return [(r, r) for r in range(1, len(level_of))]
+    bands, low = [], 1
+    while low < len(level_of):
+        high = int(np.searchsorted(level_of, 2 * level_of[low], side="right")) - 1
+        bands.append((low, max(high, low)))
+        low = max(high, low) + 1
+    return bands
+
+
+def bylevel_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np.ndarray,
+              w_cat: np.ndarray, exclude: np.ndarray | None, k: int
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``brute_k(cat_s, cat_r, num_s, num_r, w_cat, None, exclude, k)`` (every weight of
+    ``w_cat`` > 0, no infinite value), or None when the search by level would visit more than
+    :data:`MAX_SHARE` of the pairs or its level matrix would exceed :data:`LEVEL_CELLS`."""
+    n_s, n_r = len(cat_s), len(cat_r)
+    table, equal = _level_table(w_cat)
+    if len(w_cat) and table is None:
+        return None
+    g_s, g_r, uniq = _combinations(cat_s, cat_r)
+    n_combos = len(uniq)
+    r_order = np.argsort(g_r, kind="stable")  # by combination, rows ascending within one
+    r_count = np.bincount(g_r, minlength=n_combos)
+    r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
+    missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
+    budget = min(MAX_SHARE * n_s * n_r, MAX_PAIRS)
+    best = np.full((n_s, k), np.inf)
+    arg = np.full((n_s, k), NONE, dtype=np.int64)
+    # level 0: the records of the query's own combination
+    own = np.unique(g_s)
+    visited = _visit(own, own, np.zeros(len(own)), np.arange(n_s), g_s, r_order, r_start,
+                     r_count, num_s, num_r, missing, exclude, best, arg, budget)
+    if visited is None:
+        return None
+    if len(w_cat) == 0:
+        return best, arg
+    level_of, rank_of_key = np.unique(table, return_inverse=True)  # level_of[0] = 0.0
+    if len(level_of) < 2:
+        return best, arg
+    active = np.flatnonzero(best[:, k - 1] >= level_of[1])
+    if len(active) == 0:
+        return best, arg
+    combos = np.unique(g_s[active])
+    if len(combos) * n_combos > LEVEL_CELLS:
+        return None
+    narrow = np.min_scalar_type(max(int(uniq.max()), 0)) if uniq.min() >= 0 else uniq.dtype
+    columns = [np.ascontiguousarray(uniq[:, c], dtype=narrow) for c in range(uniq.shape[1])]
+    key = _keys(combos, columns, equal)
+    ranks = key if equal else rank_of_key.astype(np.min_scalar_type(len(level_of)))[key]
+    row_of = np.full(n_combos, -1, dtype=np.int64)
+    row_of[combos] = np.arange(len(combos))
+    for low, high in _bands(level_of, equal):
+        active = np.flatnonzero(best[:, k - 1] >= level_of[low])
+        if len(active) == 0:
+            break
+        rows = row_of[np.unique(g_s[active])]
+        part = ranks[rows]
+        hit, pair_h = np.nonzero((part >= low) & (part <= high) if high > low else part == low)
+        done = _visit(combos[rows[hit]], pair_h, level_of[part[hit, pair_h]], active, g_s,
+                      r_order, r_start, r_count, num_s, num_r, missing, exclude, best, arg,
+                      budget - visited)
+        if done is None:
+            return None
+        visited += done
+    return best, arg
+
+
+__all__ = ["BYLEVEL_PAIRS", "LEVEL_CELLS", "MAX_PAIRS", "MAX_SHARE", "bylevel_k", "usable"]

@@ -23,6 +23,8 @@ small share of the n_s x n_r pairs ``brute_k`` evaluates, without the compiled k
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from capkit.distance._brute import _level_table
@@ -32,7 +34,7 @@ MAX_SHARE = 0.4
 #: Largest n_s x n_r searched by level (beyond, the compiled search is faster).
 BYLEVEL_PAIRS = 2**30
 #: Record pairs the search by level may visit (its arrays take about 60 bytes a pair).
-MAX_PAIRS = 2**23
+MAX_PAIRS = 2**22
 #: Cells of the (query combinations x combinations) level matrix the search may hold.
 LEVEL_CELLS = 2**24
 
@@ -83,13 +85,18 @@ def _keys(combos: np.ndarray, columns: list[np.ndarray], equal: bool) -> np.ndar
     ``columns``: the combinations' codes column by column, in a narrow type."""
     pc = len(columns)
     dtype = np.uint8 if (pc < 255 if equal else pc <= 8) else np.uint16
-    key = np.zeros((len(combos), len(columns[0])), dtype=dtype)
+    shape = (len(combos), len(columns[0]))
+    key = np.zeros(shape, dtype=dtype)
+    differs = np.empty(shape, dtype=bool)
+    bits = differs.view(np.uint8)
+    shifted = np.empty(shape, dtype=dtype)
     for k, column in enumerate(columns):
-        differs = column[combos][:, None] != column[None, :]
+        np.not_equal(column[combos][:, None], column[None, :], out=differs)
         if equal:
-            key += differs
+            np.add(key, bits, out=key, casting="unsafe")
         else:
-            key |= differs.view(np.uint8).astype(dtype) << dtype(k)
+            np.left_shift(bits, k, out=shifted, dtype=dtype, casting="unsafe")
+            np.bitwise_or(key, shifted, out=key)
     return key
 
 
@@ -126,42 +133,109 @@ def _merge(best: np.ndarray, arg: np.ndarray, at: np.ndarray, new_d: np.ndarray,
     arg[at] = r.ravel()[order]
 
 
-def _visit(pair_q: np.ndarray, pair_h: np.ndarray, level: np.ndarray, active: np.ndarray,
-           g_s: np.ndarray, r_order: np.ndarray, r_start: np.ndarray, r_count: np.ndarray,
-           num_s: np.ndarray, num_r: np.ndarray, missing: bool, exclude: np.ndarray | None,
-           best: np.ndarray, arg: np.ndarray, budget: float) -> int | None:
+@dataclass(frozen=True)
+class _Scan:
+    """One search: the query combinations, the reference records by combination (sorted by
+    the sum of their numeric values within one when ``prune``), the best so far."""
+
+    g_s: np.ndarray
+    r_order: np.ndarray
+    r_start: np.ndarray
+    r_count: np.ndarray
+    num_s: np.ndarray
+    num_r: np.ndarray
+    missing: bool
+    exclude: np.ndarray | None
+    best: np.ndarray
+    arg: np.ndarray
+    prune: bool
+    sum_s: np.ndarray
+    values: np.ndarray  # the distinct sums of the reference records, ascending
+    key_r: np.ndarray  # combination * (len(values) + 1) + rank of the sum, in r_order's order
+    low_sum: np.ndarray  # per combination, the least and the largest sum of its records
+    high_sum: np.ndarray
+    margin: float
+
+
+def _scan(g_s: np.ndarray, g_r: np.ndarray, n_combos: int, num_s: np.ndarray,
+          num_r: np.ndarray, w_cat: np.ndarray, exclude: np.ndarray | None, k: int) -> _Scan:
+    missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
+    # the sums of the numeric values bound each distance from below, as in the compiled
+    # search (capkit.distance.nearest, with its margin for rounding); not with missing values
+    prune = not missing and num_s.shape[1] > 0
+    sum_s, sum_r = num_s.sum(axis=1), num_r.sum(axis=1)
+    r_order = np.lexsort((sum_r, g_r)) if prune else np.argsort(g_r, kind="stable")
+    r_count = np.bincount(g_r, minlength=n_combos)
+    values = np.unique(sum_r) if prune else np.zeros(0)
+    key_r = (g_r * (len(values) + 1) + np.searchsorted(values, sum_r))[r_order] if prune \
+        else np.zeros(0, dtype=np.int64)
+    largest = max(float(np.abs(num_s).sum(axis=1).max(initial=0.0)),
+                  float(np.abs(num_r).sum(axis=1).max(initial=0.0))) if prune else 0.0
+    r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
+    low_sum = high_sum = np.zeros(0)
+    if prune:
+        ordered = np.append(sum_r[r_order], 0.0)
+        low_sum = ordered[r_start]
+        high_sum = ordered[np.maximum(r_start + r_count - 1, 0)]
+    return _Scan(g_s, r_order, r_start, r_count, num_s, num_r, missing, exclude,
+                 np.full((len(g_s), k), np.inf), np.full((len(g_s), k), NONE, dtype=np.int64),
+                 prune, sum_s, values, key_r, low_sum, high_sum,
+                 1e-9 * (largest + float(np.sum(w_cat)) + 1.0))
+
+
+def _visit(scan: _Scan, pair_q: np.ndarray, pair_h: np.ndarray, level: np.ndarray,
+           active: np.ndarray, budget: float) -> int | None:
     """Evaluate the pairs of the ``active`` queries with the reference records of the
     combinations ``pair_h`` of their combination (``pair_q``, ascending) at ``level`` (one per
-    combination pair), and keep
-    the k smallest; returns the number of pairs (None, nothing done, beyond ``budget``)."""
-    n_combos = len(r_count)
-    lengths = r_count[pair_h]
-    flat = r_order[_ranges(r_start[pair_h], lengths)]
-    flat_level = np.repeat(level, lengths)
-    total = np.bincount(pair_q, weights=lengths, minlength=n_combos).astype(np.int64)
-    start = np.concatenate([[0], np.cumsum(total)[:-1]])
-    counts = total[g_s[active]]
+    combination pair) whose sum of numeric values can give a distance <= the query's k-th best
+    so far, and keep the k smallest; returns the number of pairs (None, nothing done, beyond
+    ``budget``)."""
+    per = np.bincount(pair_q, minlength=len(scan.r_count))
+    first = np.concatenate([[0], np.cumsum(per)[:-1]])
+    g = scan.g_s[active]
+    j = _ranges(first[g], per[g])  # the (query, combination pair) pairs
+    s = np.repeat(active, per[g])
+    h = pair_h[j]
+    lo = scan.r_start[h]
+    counts = scan.r_count[h]
+    if scan.prune and len(j):
+        # level + |sum_r - sum_s| - margin > best: no distance <= best (the kernel's rule)
+        slack = scan.best[s, -1] - level[j] + 2 * scan.margin
+        x = scan.sum_s[s]
+        reach = (x + slack >= scan.low_sum[h]) & (x - slack <= scan.high_sum[h])
+        j, s, h, lo, x, slack = j[reach], s[reach], h[reach], lo[reach], x[reach], slack[reach]
+        counts = scan.r_count[h]
+        search = counts > 8  # a few records are evaluated rather than searched
+        if search.any():
+            base = h[search] * (len(scan.values) + 1)
+            low = np.searchsorted(scan.values, x[search] - slack[search], side="left")
+            high = np.searchsorted(scan.values, x[search] + slack[search], side="right")
+            first_in = np.searchsorted(scan.key_r, base + low, side="left")
+            lo[search] = first_in
+            counts[search] = np.maximum(
+                np.searchsorted(scan.key_r, base + high, side="left") - first_in, 0)
     if counts.sum() > budget:
         return None
-    where = _ranges(start[g_s[active]], counts)
+    where = _ranges(lo, counts)
     if len(where) == 0:
         return 0
-    queries = np.repeat(active, counts)
-    rows = flat[where]
-    d = flat_level[where]
-    for c in range(num_s.shape[1]):  # brute_k's operations, in its order
-        t = np.abs(num_s[queries, c] - num_r[rows, c])
-        if missing:
+    queries = np.repeat(s, counts)
+    rows = scan.r_order[where]
+    d = np.repeat(level[j], counts)
+    for c in range(scan.num_s.shape[1]):  # brute_k's operations, in its order
+        t = np.abs(scan.num_s[queries, c] - scan.num_r[rows, c])
+        if scan.missing:
             t[np.isnan(t)] = 0.0
         d += t
+    exclude = scan.exclude
     if exclude is not None and exclude.shape[1]:
         keep = np.ones(len(rows), dtype=bool)
         for c in range(exclude.shape[1]):
             keep &= rows != exclude[queries, c]
         queries, d, rows = queries[keep], d[keep], rows[keep]
     if len(queries):
-        at, new_d, new_r = _round_best(queries, d, rows, best.shape[1])
-        _merge(best, arg, at, new_d, new_r)
+        at, new_d, new_r = _round_best(queries, d, rows, scan.best.shape[1])
+        _merge(scan.best, scan.arg, at, new_d, new_r)
     return len(where)
 
 
@@ -191,17 +265,12 @@ def bylevel_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np
         return None
     g_s, g_r, uniq = _combinations(cat_s, cat_r)
     n_combos = len(uniq)
-    r_order = np.argsort(g_r, kind="stable")  # by combination, rows ascending within one
-    r_count = np.bincount(g_r, minlength=n_combos)
-    r_start = np.concatenate([[0], np.cumsum(r_count)[:-1]])
-    missing = bool(np.isnan(num_s).any() or np.isnan(num_r).any())
     budget = min(MAX_SHARE * n_s * n_r, MAX_PAIRS)
-    best = np.full((n_s, k), np.inf)
-    arg = np.full((n_s, k), NONE, dtype=np.int64)
+    scan = _scan(g_s, g_r, n_combos, num_s, num_r, w_cat, exclude, k)
+    best, arg = scan.best, scan.arg
     # level 0: the records of the query's own combination
     own = np.unique(g_s)
-    visited = _visit(own, own, np.zeros(len(own)), np.arange(n_s), g_s, r_order, r_start,
-                     r_count, num_s, num_r, missing, exclude, best, arg, budget)
+    visited = _visit(scan, own, own, np.zeros(len(own)), np.arange(n_s), budget)
     if visited is None:
         return None
     if len(w_cat) == 0:
@@ -228,8 +297,7 @@ def bylevel_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np
         rows = row_of[np.unique(g_s[active])]
         part = ranks[rows]
         hit, pair_h = np.nonzero((part >= low) & (part <= high) if high > low else part == low)
-        done = _visit(combos[rows[hit]], pair_h, level_of[part[hit, pair_h]], active, g_s,
-                      r_order, r_start, r_count, num_s, num_r, missing, exclude, best, arg,
+        done = _visit(scan, combos[rows[hit]], pair_h, level_of[part[hit, pair_h]], active,
                       budget - visited)
         if done is None:
             return None

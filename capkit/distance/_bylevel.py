@@ -79,19 +79,19 @@ def _combinations(cat_s: np.ndarray, cat_r: np.ndarray) -> tuple[np.ndarray, np.
     return inverse[:n_s], inverse[n_s:], uniq
 
 
-def _keys(combos: np.ndarray, columns: list[np.ndarray], equal: bool) -> np.ndarray:
-    """(len(combos), number of combinations) level key of each pair of combinations: the number
-    of differing columns (equal weights) or the mismatch pattern (bit k: column k differs);
-    ``columns``: the combinations' codes column by column, in a narrow type."""
+def _keys(rows: list[np.ndarray], columns: list[np.ndarray], equal: bool) -> np.ndarray:
+    """(len(rows[0]), len(columns[0])) level key of each pair of combinations: the number of
+    differing columns (equal weights) or the mismatch pattern (bit k: column k differs);
+    ``rows``, ``columns``: the two sets of combinations' codes, column by column."""
     pc = len(columns)
     dtype = np.uint8 if (pc < 255 if equal else pc <= 8) else np.uint16
-    shape = (len(combos), len(columns[0]))
+    shape = (len(rows[0]), len(columns[0]))
     key = np.zeros(shape, dtype=dtype)
     differs = np.empty(shape, dtype=bool)
     bits = differs.view(np.uint8)
     shifted = np.empty(shape, dtype=dtype)
-    for k, column in enumerate(columns):
-        np.not_equal(column[combos][:, None], column[None, :], out=differs)
+    for k in range(pc):
+        np.not_equal(rows[k][:, None], columns[k][None, :], out=differs)
         if equal:
             np.add(key, bits, out=key, casting="unsafe")
         else:
@@ -282,22 +282,21 @@ def bylevel_k(cat_s: np.ndarray, cat_r: np.ndarray, num_s: np.ndarray, num_r: np
     if len(active) == 0:
         return best, arg
     combos = np.unique(g_s[active])
-    if len(combos) * n_combos > LEVEL_CELLS:
+    refs = np.flatnonzero(scan.r_count)  # the combinations holding reference records
+    if len(combos) * len(refs) > LEVEL_CELLS:
         return None
     narrow = np.min_scalar_type(max(int(uniq.max()), 0)) if uniq.min() >= 0 else uniq.dtype
-    columns = [np.ascontiguousarray(uniq[:, c], dtype=narrow) for c in range(uniq.shape[1])]
-    key = _keys(combos, columns, equal)
+    codes = [np.ascontiguousarray(uniq[:, c], dtype=narrow) for c in range(uniq.shape[1])]
+    key = _keys([c[combos] for c in codes], [c[refs] for c in codes], equal)
     ranks = key if equal else rank_of_key.astype(np.min_scalar_type(len(level_of)))[key]
-    row_of = np.full(n_combos, -1, dtype=np.int64)
-    row_of[combos] = np.arange(len(combos))
     for low, high in _bands(level_of, equal):
         active = np.flatnonzero(best[:, k - 1] >= level_of[low])
         if len(active) == 0:
             break
-        rows = row_of[np.unique(g_s[active])]
+        rows = np.searchsorted(combos, np.unique(g_s[active]))
         part = ranks[rows]
-        hit, pair_h = np.nonzero((part >= low) & (part <= high) if high > low else part == low)
-        done = _visit(scan, combos[rows[hit]], pair_h, level_of[part[hit, pair_h]], active,
+        hit, col = np.nonzero((part >= low) & (part <= high) if high > low else part == low)
+        done = _visit(scan, combos[rows[hit]], refs[col], level_of[part[hit, col]], active,
                       budget - visited)
         if done is None:
             return None

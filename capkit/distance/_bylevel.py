@@ -9,9 +9,19 @@ neither beat nor tie it (its distance is at least its level). So the pairs are v
 level, lowest first (level 0: the records sharing the query's categorical combination), each
 level only by the queries whose k-th best is still >= it, as the compiled search of
 :func:`capkit.distance.nearest.nearest` does, but with numpy on flat arrays of record pairs.
-Each visited pair is evaluated with ``brute_k``'s operations in its order, so every distance is
-the same float; among equal distances the lowest reference row is kept (``brute_k``'s
-``argmin`` rule): the result is ``brute_k``'s, element for element.
+Within a combination the reference records are sorted by the sum of their numeric values, and a
+query visits only those whose sum is within reach of its k-th best so far (``level + |sum_r -
+sum_s| - margin > best`` rules a record out, since ``sum_k |x_k - y_k| >= |sum_k x_k - sum_k
+y_k|``: the compiled search's rule and margin; not with missing values). Levels above 0 are
+visited one at a time with equal weights, in bands of levels up to twice the band's first
+otherwise (a pair visited in vain changes nothing). Each visited pair is evaluated with
+``brute_k``'s operations in its order, so every distance is the same float; among equal
+distances the lowest reference row is kept (``brute_k``'s ``argmin`` rule): the result is
+``brute_k``'s, element for element (``tests/test_bylevel.py``).
+
+Cost: the combinations' level keys (query combinations still open after level 0 x reference
+combinations, at most :data:`LEVEL_CELLS`), plus a few numpy passes over the visited pairs
+(at most :data:`MAX_PAIRS`, and :data:`MAX_SHARE` of n_s x n_r).
 
 Why: on a few thousand to a few tens of thousands of records, most queries are settled by the
 few records of their own combination or of a combination one column away, so this visits a

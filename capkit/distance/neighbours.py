@@ -5,7 +5,9 @@ adversarial accuracy, epsilon-identifiability, the median-DCR ratio, the hitting
 tables encoded once, together (:func:`joint_encode`), and on the first and second nearest
 records of one table among another (:func:`k_nearest`), found by the project's one exact search,
 :func:`capkit.distance.nearest.nearest` (the k-th neighbour is the nearest one once the first
-k - 1 are excluded).
+k - 1 are excluded); up to 2^30 record pairs the same rows and floats come from numpy without the
+compiled kernel's start-up, level by level (:mod:`capkit.distance._bylevel`) or, where that
+would visit too many pairs, over every pair (:mod:`capkit.distance._brute`).
 
 The Gower distance between encoded records x and y with column weights w is (Gower 1971, as
 coded by SynthEval 1.7.3, ``utils/nn_distance.py``)::

@@ -30,7 +30,10 @@ Families:
   scores(..., attacks=(<attack>,), compat="domias")`` against ``domias.baselines.GAN_leaks``,
   ``MC`` and ``gaussian_kde(X_G)(X) / (gaussian_kde(X_R)(X) + 1e-10)`` (what domias'
   ``evaluate_performance`` computes). The full size is 8,000 (domias' MC holds a 16,000 x 8,000
-  float64 matrix, 1 GB).
+  float64 matrix, 1 GB); DOMIAS's KDE alone runs on all of Adult, a third in each role
+  (``--measures domias --small 16280 --full 0``, results/first_call_domias_full.txt). DOMIAS's
+  density is scipy's sum of every pair's kernel term to the last bit, the same work as
+  scipy's C loop (:mod:`capkit.membership_inference.kde`): its row says so.
 
 Run: ``CAPKIT_DATA=... .venv/bin/python benchmarks/bench_first_call.py --family syntheval
 --peer-python /work/peers/syntheval/bin/python --out benchmarks/results/first_call_syntheval.txt``
@@ -53,6 +56,8 @@ SENSITIVE = ["income", "age"]
 SYNTHEVAL_METRICS = {"dcr": {}, "nndr": {}, "nnaa": {"n_resample": 30}, "hit_rate": {},
                      "eps_risk": {}, "mia": {"num_eval_iter": 5}, "att_discl": {}}
 SAME_WORK = {"mia": "LightGBM on both sides", "att_discl": "scikit-learn's forests on both sides"}
+#: Why a measure cannot reach the goal although the call differs (counted in the goal lines).
+NOTES = {"domias": "scipy's kernel sum: every pair's libm exp, in scipy's order (kde's docstring)"}
 DOMIAS_ATTACKS = ("gan_leaks", "mc", "domias")
 MI_NUMERIC = ["age", "fnlwgt", "capital.gain", "capital.loss", "hours.per.week"]
 
@@ -219,7 +224,7 @@ def common_line(rows: list[dict], n: int) -> str:
 def _line(row: dict) -> str:
     c, p = row["capkit"], row["peer"]
     cells = " ".join(f"{c[f]:7.3f} {p[f]:7.3f} {p[f] / c[f]:6.1f}x" for f in FIELDS)
-    note = SAME_WORK.get(row["measure"], "")
+    note = SAME_WORK.get(row["measure"], NOTES.get(row["measure"], ""))
     return f"{row['measure']:10s} {row['rows']:6,d} {cells}  {note}"
 
 
@@ -265,9 +270,10 @@ def run(family: str, peer_python: str, *, small: int = 3_000, full: int | None =
                             else list(DOMIAS_ATTACKS))
     full = full if full is not None else (10_000 if family == "syntheval" else 8_000)
     peer = "SynthEval" if family == "syntheval" else "domias"
+    sizes = f"{repeat} alternating rounds at {small:,} rows" + (
+        f", {full_repeat} at {full:,}" if full > 0 else "")
     lines = [f"First call in a fresh process, capkit vs {peer} (CPU seconds, best of "
-             f"{repeat} alternating rounds at {small:,} rows, {full_repeat} at "
-             f"{full:,}; load average {os.getloadavg()[0]:.1f} at the start)",
+             f"{sizes}; load average {os.getloadavg()[0]:.1f} at the start)",
              "process: interpreter + pandas + CSVs + import + 1st call; lib+1st: import + 1st "
              "call; 1st, 2nd: the calls alone; ratio: peer / capkit", header(peer)]
     print("\n".join(lines), flush=True)

@@ -12,32 +12,61 @@ through numpy's weighted formula), h = n_eff^(-1/(d + 4)) (Scott, "Multivariate 
 Estimation", 1992, eq. 6.47) and n_eff = 1 / sum_i w_i^2 (a dot product, as scipy computes it:
 not exactly n).
 
-:func:`density` evaluates it with a compiled loop that makes scipy's arithmetic, step by step
-(scipy 1.17's ``gaussian_kernel_estimate``: data and points whitened by triangular solves with
-scipy's Cholesky factor, each point's terms ``w_i * (exp(-q_i / 2) * norm)`` added in data
-order; identical data rows as one term weighted by their copies when at most half the rows
-are distinct), so it gives DOMIAS's numbers to the last bit unless the data repeat that much,
-and then to within the rounding of the merged additions; the points are shared among threads, each
-point summed whole by one thread, so the numbers do not depend on the number of threads or on
-the machine's BLAS. :func:`blocked_density` computes the same numbers independently: the data
-and the points are whitened once by triangular solves, the squared distances of a block of pairs
-come from one matrix product (||a||^2 + ||b||^2 - 2 a.b, clipped at 0), and the exponentials are
-summed block by block. The two agree to ~1e-13 relative (tests). :func:`log_density` gives log
-p(x) without underflow (far from every data point the density is exactly 0): there the sum is
-redone, by the same compiled loop, after factoring out each point's largest term.
+:func:`fit` makes scipy's fit with scipy's own numpy and LAPACK calls (the same covariance,
+factor, Cholesky factor and whitened data, bit for bit, without importing ``scipy.stats``).
+:func:`density` makes scipy's evaluation (scipy 1.17's ``gaussian_kernel_estimate``: points
+whitened by the same triangular solve, each point's terms ``w_i * (exp(-q_i / 2) * norm)``
+added in data order, libm's ``exp``) in one of two ways that give the same bits:
+
+* small inputs (at most :data:`NUMPY_PAIRS` point-term pairs, at most :data:`NUMPY_TERMS`
+  terms) while the compiled loop is not loaded in the process: numpy, a block of points at a
+  time: the squared distances column by column (0.0 + r_1 r_1 + r_2 r_2 ...), libm's ``exp``
+  through ``scipy.special.inv_boxcox(t, 0)`` (a compiled ufunc that returns ``exp(t)`` of the
+  C library; numpy's own ``exp`` may run on vector registers and differ in the last bit), the
+  products as scipy makes them, and each point's sum by ``np.add.reduce`` across the rows of
+  a block (one addition after another in data order, never pairwise: :func:`_numpy_sums`).
+  This path spares a process numba's start-up (about 0.3 CPU-s to import numba and load a
+  cached loop); it costs about 6.5 ns a pair against the compiled loop's 4;
+* otherwise the compiled loop (:mod:`capkit.membership_inference._kde_kernels`).
+
+Either way the points are shared among threads, each point summed whole by one thread, so the
+numbers do not depend on the number of threads.
+
+Identical points (the same bits) are evaluated once; identical data rows are one term weighted
+by their copies when at most half the rows are distinct (the sum then differs from scipy's by
+the rounding of the merged additions); with more distinct rows every operation is scipy's.
+:func:`blocked_density` computes the same numbers independently: the data and the points are
+whitened once by triangular solves, the squared distances of a block of pairs come from one
+matrix product (||a||^2 + ||b||^2 - 2 a.b, clipped at 0), and the exponentials are summed block
+by block. The two agree to ~1e-13 relative (tests). :func:`log_density` gives log p(x) without
+underflow (far from every data point the density is exactly 0): there the sum is redone, by the
+compiled loop, after factoring out each point's largest term.
+
+Cost. Fitting is O(n d^2 + n log n) (the covariance, the solve, the distinct rows).
+Evaluating m points is O(n' m' d) time and O((n + m) d) memory, n' and m' the distinct data
+rows and points: every term is computed, as in scipy. No exact method does less: the result is
+defined to the last bit by scipy's sum of every term in data order, and a term may be skipped
+only when it is exactly 0.0 (exp(-q/2) underflows for q above about 1490 in whitened units,
+about 10 standard deviations at Scott's bandwidth): under 1% of the pairs on Adult's numeric
+columns. The work is therefore the kernel sum scipy runs in C, one libm ``exp`` per pair
+(about 3 ns a call here), and no faster than that: on Adult's 5 numeric columns scipy takes
+about 6.5-7 ns a pair, the compiled loop 3.8 and the numpy path 6.5 (all of Adult, a third in
+each role, 1.06e9 pairs: scipy 6.6 CPU-s, capkit 4.0); 10 times scipy's speed would need a
+tenth of its exponentials. A caller with many records bounds the cost by evaluating the
+density at a seeded sample of the scored records, the density still fitted on every synthetic
+and reference record.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from scipy import linalg
-from scipy.stats import gaussian_kde
 
 from capkit.counts.rows import unique_rows
 from capkit.errors import CapkitError
@@ -59,9 +88,17 @@ class Kernel:
     data_covariance
         C (d x d), the data's covariance.
     cholesky
-        L = factor * cholesky(C), lower triangular.
-    estimate
-        scipy's ``gaussian_kde`` on the same data, whose compiled loop :func:`density` calls.
+        L = factor * cholesky(C), lower triangular (scipy's ``cho_cov``, bit for bit).
+    whitened
+        L^-1 x_i for every data row (n x d), by scipy's triangular solve.
+    log_norm
+        log((2 pi)^(-d/2) / prod_k L_kk).
+    norm
+        (2 pi)^(-d/2) divided by each L_kk in turn, as scipy's loop builds it.
+    columns, weights, counts
+        The terms :func:`density` sums, transposed (d x terms): every whitened data row with
+        weight w = 1/n and count 1, or, when at most half the data rows are distinct, each
+        distinct row once (in the order of its first copy) with its c copies and weight c w.
     """
 
     n: int
@@ -72,7 +109,10 @@ class Kernel:
     cholesky: np.ndarray
     whitened: np.ndarray
     log_norm: float
-    estimate: object = None
+    norm: float = 0.0
+    columns: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    counts: np.ndarray | None = None
 
 
 def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
@@ -94,7 +134,9 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
     # scipy's own expression (np.vecdot on numpy >= 2; a dot product before)
     dot = getattr(np, "vecdot", np.dot)
     n_eff = 1.0 / dot(weights, weights)
-    factor = n_eff ** (-1.0 / (d + 4))
+    # scipy's own call: numpy's power ufunc (it may run on vector registers, and then differs
+    # in the last bit from the scalar ``**``)
+    factor = np.power(n_eff, -1.0 / (d + 4))
     covariance = np.atleast_2d(np.cov(data.T, rowvar=1, bias=False, aweights=weights))
     try:
         cho = linalg.cholesky(covariance, lower=True)
@@ -103,11 +145,22 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
             f"the covariance of {name} is singular (a constant column, or columns that are "
             "linear combinations of others): the Gaussian density cannot be estimated") from None
     cho = (cho * factor).astype(np.float64)
-    whitened = linalg.solve_triangular(cho, data.T, lower=True).T
-    norm = (2 * np.pi) ** (-d / 2.0)
-    log_norm = float(np.log(norm) - np.sum(np.log(np.diag(cho))))
-    return Kernel(n, d, float(n_eff), float(factor), covariance, cho,
-                  np.ascontiguousarray(whitened), log_norm, gaussian_kde(data.T))
+    # scipy's gaussian_kernel_estimate whitens its data by this very call (data.T: d x n)
+    whitened = np.ascontiguousarray(linalg.solve_triangular(cho, data.T, lower=True).T)
+    log_norm = float(np.log((2 * np.pi) ** (-d / 2.0)) - np.sum(np.log(np.diag(cho))))
+    norm = math.pow(2 * math.pi, -d / 2.0)
+    for k in range(d):  # scipy's order: one division per diagonal entry
+        norm /= float(cho[k, k])
+    first, inverse = unique_rows(data.view(np.int64))
+    if 2 * len(first) > n:  # few copies: scipy's sum, term by term
+        rows, counts = whitened, np.ones(n)
+        terms = weights
+    else:
+        keep = np.sort(first)
+        counts = np.bincount(inverse)[inverse[keep]].astype(np.float64)
+        rows, terms = whitened[keep], weights[keep] * counts
+    return Kernel(n, d, float(n_eff), float(factor), covariance, cho, whitened, log_norm,
+                  norm, np.ascontiguousarray(rows.T), np.ascontiguousarray(terms), counts)
 
 
 def _whiten(kernel: Kernel, points: np.ndarray) -> np.ndarray:
@@ -132,54 +185,6 @@ def _blocks(kernel: Kernel, z: np.ndarray):
         np.maximum(q, 0.0, out=q)
         q *= 0.5
         yield start, stop, q
-
-
-@numba.njit(cache=True, nogil=True)
-def _squared_all(columns, points, j, out):
-    """out[i] = |data_i - point_j|^2 for every data row i, summed over the columns in order
-    (scipy's arithmetic: 0.0, then + residual * residual column by column), computed column by
-    column over the data's columns (``columns``: the data transposed), a contiguous loop the
-    compiler may run on vector registers without changing any row's sum."""
-    d, n = columns.shape
-    out[:] = 0.0
-    for k in range(d):
-        column = columns[k]
-        x = points[j, k]
-        for i in range(n):
-            residual = column[i] - x
-            out[i] += residual * residual
-
-
-@numba.njit(cache=True, nogil=True)
-def _kernel_sums(columns, weights, points, norm, out, start, stop):
-    """out[j] = sum_i weights[i] * (exp(-|data_i - point_j|^2 / 2) * norm), i in data order,
-    for j in [start, stop): scipy's loop with the two loops swapped, the same additions per
-    point in the same order."""
-    args = np.empty(columns.shape[1])
-    for j in range(start, stop):
-        _squared_all(columns, points, j, args)
-        total = 0.0
-        for i in range(len(args)):
-            total += weights[i] * (math.exp(-args[i] / 2.0) * norm)
-        out[j] = total
-
-
-@numba.njit(cache=True, nogil=True)
-def _log_kernel_sums(columns, counts, points, out, start, stop):
-    """out[j] = log sum_i c_i exp(-(q_ij - q_min,j) / 2) - q_min,j / 2, q_ij = |data_i -
-    point_j|^2, c_i the copies of data row i (the largest term factored out: finite however
-    far the point is)."""
-    args = np.empty(columns.shape[1])
-    for j in range(start, stop):
-        _squared_all(columns, points, j, args)
-        low = np.inf
-        for i in range(len(args)):
-            if args[i] < low:
-                low = args[i]
-        total = 0.0
-        for i in range(len(args)):
-            total += counts[i] * math.exp(-(args[i] - low) / 2.0)
-        out[j] = math.log(total) - low / 2.0
 
 
 def default_threads() -> int:
@@ -208,26 +213,73 @@ def _run(kernel_fn, args, out, threads):
     return out
 
 
-def _scipy_whitened(kernel: Kernel, points: np.ndarray):
-    """Data, points, weights and norm as scipy's ``gaussian_kernel_estimate`` computes them,
-    then, when at most half the data rows are distinct, each distinct data row once, in the
-    order of its first copy, with its number of copies c and the weight c * w (w = 1/n:
-    scipy's uniform weight); otherwise every row, c = 1."""
-    estimate = kernel.estimate
-    cho = estimate.cho_cov
-    data = np.ascontiguousarray(linalg.solve_triangular(cho, estimate.dataset, lower=True).T)
-    z = np.ascontiguousarray(linalg.solve_triangular(cho, points.T, lower=True).T)
-    norm = math.pow(2 * math.pi, -kernel.d / 2.0)
-    for k in range(kernel.d):
-        norm /= cho[k, k]
-    weights = np.ascontiguousarray(estimate.weights, dtype=np.float64)
-    first, inverse = unique_rows(np.ascontiguousarray(estimate.dataset.T).view(np.int64))
-    if 2 * len(first) > len(inverse):  # few copies: scipy's sum, term by term
-        return data, z, weights, np.ones(len(weights)), norm, float(weights[0])
-    keep = np.sort(first)
-    counts = np.bincount(inverse)[inverse[keep]].astype(np.float64)
-    return (np.ascontiguousarray(data[keep]), z, weights[keep] * counts, counts, norm,
-            float(weights[0]))
+#: Point-term pairs up to which :func:`density` sums in numpy when the compiled loop is not
+#: loaded yet: below where numba's start-up (0.3 CPU-s) equals the numpy path's extra cost
+#: (3 ns a pair).
+NUMPY_PAIRS = 1 << 26
+#: Terms (distinct data rows) up to which the numpy path is used (a block holds at least
+#: 4 points).
+NUMPY_TERMS = 1 << 14
+#: Pairs in one block of the numpy path (three buffers of 512 kB).
+NUMPY_BLOCK = 1 << 16
+
+_KERNELS = "capkit.membership_inference._kde_kernels"
+
+
+def _loaded() -> bool:
+    """Whether the compiled loop is loaded in this process already (then it is the faster)."""
+    module = sys.modules.get(_KERNELS)
+    return module is not None and bool(module.kernel_sums.signatures)
+
+
+def _numpy_sums(columns: np.ndarray, weights: np.ndarray, z: np.ndarray, norm: float
+                ) -> np.ndarray:
+    """The compiled loop's numbers (scipy's) in numpy, a block of points at a time: for each
+    point j, sum_i weights[i] * (exp(-q_ij / 2) * norm), q_ij = 0.0 + r_1^2 + ... + r_d^2
+    (r_k = data_ik - point_jk), added in data order.
+
+    The squared distances of a block are held with point j in row j (long contiguous rows,
+    fast to broadcast); the exponential writes them transposed, data row i in row i, so that
+    ``np.add.reduce(axis=0)`` adds row after row: out = row 0, then out += row 1, ... (numpy
+    sums pairwise only along the axis that is contiguous in memory, and here that is the
+    points' axis; a block of one point is evaluated as two copies of it, whose one column would
+    otherwise be contiguous)."""
+    from scipy.special import inv_boxcox  # exp(t) of the C library, a compiled ufunc
+
+    d, n = columns.shape
+    m = len(z)
+    out = np.empty(m)
+    step = max(2, NUMPY_BLOCK // max(n, 1))
+    width = max(2, min(step, m))
+    q, r, e = np.empty((width, n)), np.empty((width, n)), np.empty((n, width))
+    for start in range(0, m, step):
+        stop = min(start + step, m)
+        block = z[start:stop] if stop - start > 1 else z[[start, start]]
+        qq, rr, ee = q[:len(block)], r[:len(block)], e[:, :len(block)]
+        np.subtract(columns[0][None, :], block[:, 0:1], out=qq)
+        np.multiply(qq, qq, out=qq)  # 0.0 + r * r is r * r
+        for k in range(1, d):
+            np.subtract(columns[k][None, :], block[:, k:k + 1], out=rr)
+            np.multiply(rr, rr, out=rr)
+            np.add(qq, rr, out=qq)
+        np.multiply(qq, -0.5, out=qq)  # -q / 2, exactly
+        inv_boxcox(qq.T, 0.0, out=ee)
+        np.multiply(ee, norm, out=ee)
+        np.multiply(weights[:, None], ee, out=ee)
+        out[start:stop] = np.add.reduce(ee, axis=0)[: stop - start]
+    return out
+
+
+def _numpy_range(columns, weights, z, norm, out, start, stop):
+    """:func:`_numpy_sums` of the points start..stop, into ``out`` (one thread's share)."""
+    out[start:stop] = _numpy_sums(columns, weights, z[start:stop], norm)
+
+
+def _scipy_points(kernel: Kernel, points: np.ndarray) -> np.ndarray:
+    """The points whitened as scipy's ``gaussian_kernel_estimate`` whitens them (one
+    triangular solve of the points transposed by L)."""
+    return np.ascontiguousarray(linalg.solve_triangular(kernel.cholesky, points.T,
+                                                        lower=True).T)
 
 
 def _distinct(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -237,13 +289,23 @@ def _distinct(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return points[first], inverse
 
 
-def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None) -> np.ndarray:
+def _points(kernel: Kernel, points: np.ndarray) -> np.ndarray:
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != kernel.d:
+        raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
+    return points
+
+
+def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None,
+            method: str | None = None) -> np.ndarray:
     """p(x) at each row of ``points`` (0.0 where every kernel term underflows, as in scipy).
 
-    scipy's ``gaussian_kde.evaluate`` (what domias 0.0.5 runs), made by a compiled loop with
-    the same arithmetic in the same order (bit-identical to scipy 1.17 in the tests), the points
-    shared among ``threads`` threads (default :func:`default_threads`; every point is summed
-    by one thread, so the result does not depend on the number).
+    scipy's ``gaussian_kde.evaluate`` (what domias 0.0.5 runs), made with the same arithmetic
+    in the same order (bit-identical to scipy 1.17 in the tests), by numpy or by the compiled
+    loop (module docstring; ``method`` ``"numpy"`` or ``"compiled"`` forces one, None
+    chooses: the two give the same bits). The points are shared among ``threads`` threads
+    (default :func:`default_threads`; every point is summed by one thread, so the result does
+    not depend on the number).
 
     Work: ``distinct data rows x distinct points``, not ``n x m``, where the data repeat.
     Identical points (the same bits) are evaluated once. When at most half the data rows are
@@ -253,12 +315,20 @@ def density(kernel: Kernel, points: np.ndarray, *, threads: int | None = None) -
     to that row's terms; with more distinct rows every operation is scipy's. On coded or
     rounded columns the distinct rows stop growing with the number of records.
     """
-    points = np.ascontiguousarray(points, dtype=np.float64)
-    if points.ndim != 2 or points.shape[1] != kernel.d:
-        raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
-    points, inverse = _distinct(points)
-    data, z, weights, _, norm, _ = _scipy_whitened(kernel, points)
-    return _run(_kernel_sums, (np.ascontiguousarray(data.T), weights, z, float(norm)),
+    if method not in (None, "numpy", "compiled"):
+        raise CapkitError(f"method must be None, 'numpy' or 'compiled', got {method!r}")
+    points, inverse = _distinct(_points(kernel, points))
+    z = _scipy_points(kernel, points)
+    terms = kernel.columns.shape[1]
+    if method is None:
+        small = len(z) * terms <= NUMPY_PAIRS and terms <= NUMPY_TERMS
+        method = "numpy" if small and not _loaded() else "compiled"
+    if method == "numpy":
+        return _run(_numpy_range, (kernel.columns, kernel.weights, z, kernel.norm),
+                    np.empty(len(z)), threads)[inverse]
+    from capkit.membership_inference import _kde_kernels  # numba: imported when used
+
+    return _run(_kde_kernels.kernel_sums, (kernel.columns, kernel.weights, z, kernel.norm),
                 np.empty(len(z)), threads)[inverse]
 
 
@@ -286,21 +356,20 @@ def log_density(kernel: Kernel, points: np.ndarray, *, threads: int | None = Non
     The density is summed as in :func:`density`; where it is below :data:`TINY` (far from
     every data point, where the plain sum loses precision or underflows to 0), the sum is
     redone with the point's largest term factored out: log p = log sum exp(-q_i/2 + q_min/2)
-    - q_min/2 + log(norm) + log(1/n) (weights 1/n), by the same kind of compiled loop.
+    - q_min/2 + log(norm) + log(1/n) (weights 1/n), by the compiled loop.
     """
-    points = np.ascontiguousarray(points, dtype=np.float64)
-    if points.ndim != 2 or points.shape[1] != kernel.d:
-        raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
-    points, inverse = _distinct(points)
+    points, inverse = _distinct(_points(kernel, points))
     out = np.log(np.maximum(density(kernel, points, threads=threads), TINY))
     far = np.flatnonzero(out <= np.log(TINY))
     if len(far):
-        data, z, _, counts, norm, weight = _scipy_whitened(kernel, points[far])
-        sums = _run(_log_kernel_sums, (np.ascontiguousarray(data.T), counts, z),
+        from capkit.membership_inference import _kde_kernels  # numba: imported when used
+
+        z = _scipy_points(kernel, points[far])
+        sums = _run(_kde_kernels.log_kernel_sums, (kernel.columns, kernel.counts, z),
                     np.empty(len(far)), threads)
-        out[far] = sums + math.log(norm) + math.log(weight)
+        out[far] = sums + math.log(kernel.norm) + math.log(1.0 / kernel.n)
     return out[inverse]
 
 
-__all__ = ["BLOCK_CELLS", "TINY", "Kernel", "blocked_density", "default_threads", "density", "fit",
-           "log_density"]
+__all__ = ["BLOCK_CELLS", "NUMPY_BLOCK", "NUMPY_PAIRS", "NUMPY_TERMS", "TINY", "Kernel",
+           "blocked_density", "default_threads", "density", "fit", "log_density"]

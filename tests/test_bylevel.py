@@ -68,7 +68,7 @@ def test_by_level_gives_up_beyond_its_budget(monkeypatch) -> None:
 @pytest.mark.parametrize("self_rule", ["identity", "content"])
 def test_k_nearest_by_level_equals_the_kernel(monkeypatch, self_rule) -> None:
     rng = np.random.default_rng(8)
-    for _ in range(25):
+    for _ in range(10):
         n, m = int(rng.integers(2, 120)), int(rng.integers(1, 120))
         a = Encoded(rng.integers(0, 3, (n, 4)), np.round(rng.random((n, 2)), 1))
         b = Encoded(rng.integers(0, 3, (m, 4)), np.round(rng.random((m, 2)), 1))

@@ -67,6 +67,8 @@ def test_every_row_excluded() -> None:
 
 @pytest.mark.parametrize("self_rule", ["identity", "content"])
 def test_k_nearest_in_one_pass_equals_k_searches(monkeypatch, self_rule) -> None:
+    # the brute force's one pass against the kernel (the search by level: tests/test_bylevel.py)
+    monkeypatch.setattr(_bylevel, "BYLEVEL_PAIRS", 0)
     rng = np.random.default_rng(7)
     for _ in range(30):
         n, m = int(rng.integers(2, 80)), int(rng.integers(1, 80))
@@ -76,7 +78,6 @@ def test_k_nearest_in_one_pass_equals_k_searches(monkeypatch, self_rule) -> None
         for other, same in ((b, False), (a, True)):
             got = k_nearest(a, other, 2, weights=weights, self_rule=self_rule, same=same)
             with monkeypatch.context() as patch:
-                patch.setattr(_bylevel, "BYLEVEL_PAIRS", 0)  # the one pass is the brute force's
                 patch.setattr(_brute, "BRUTE_PAIRS", 0)
                 want = k_nearest(a, other, 2, weights=weights, self_rule=self_rule, same=same)
             np.testing.assert_array_equal(got, want)  # same rows, same formula: same floats

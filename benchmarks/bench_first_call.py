@@ -65,13 +65,15 @@ MI_NUMERIC = ["age", "fnlwgt", "capital.gain", "capital.loss", "hours.per.week"]
 # --- the child: one fresh process, one measure, two calls ----------------------------------
 
 def _child(args: argparse.Namespace) -> None:
+    clock = {"start": time.process_time()}  # the interpreter's start-up
     import pandas as pd
+
+    clock["pandas"] = time.process_time()
 
     def read(name: str) -> pd.DataFrame:
         return pd.read_csv(Path(args.folder) / f"{name}.csv", keep_default_na=False,
                            na_values=[""], float_precision="round_trip")
 
-    clock = {}
     if args.family == "syntheval":
         real, holdout, syn = read("real"), read("holdout"), read("syn")
         clock["data"] = time.process_time()
@@ -181,7 +183,9 @@ def _run_child(python: str, family: str, side: str, measure: str, folder: Path) 
     if done.returncode != 0:
         raise RuntimeError(f"{side} {measure}: {done.stderr[-2000:]}")
     clock = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"process": clock["first"], "lib+1st": clock["first"] - clock["data"],
+    return {"start": clock["start"], "pandas": clock["pandas"] - clock["start"],
+            "csv": clock["data"] - clock["pandas"],
+            "process": clock["first"], "lib+1st": clock["first"] - clock["data"],
             "import": clock["import"] - clock["data"], "1st": clock["first"] - clock["import"],
             "2nd": clock["second"] - clock["first"]}
 
@@ -203,6 +207,18 @@ def measure_size(family: str, n: int, measures: list[str], peer_python: str, rep
         rows.append({"measure": measure, "rows": n, **best})
         print(_line(rows[-1]), flush=True)
     return rows
+
+
+def common_line(rows: list[dict], n: int) -> str:
+    """The common part of the processes at size n (least over every run of the size): the
+    interpreter's start-up, importing pandas, reading the CSV files, in each venv."""
+    here = [r for r in rows if r["rows"] == n]
+    cells = []
+    for side in ("capkit", "peer"):
+        parts = {f: min(r[side][f] for r in here) for f in ("start", "pandas", "csv")}
+        cells.append(f"{side}: start {parts['start']:.3f} + pandas {parts['pandas']:.3f} + "
+                     f"CSVs {parts['csv']:.3f} = {sum(parts.values()):.3f}")
+    return f"common part at {n:,} rows (CPU-s): " + "; ".join(cells)
 
 
 def _line(row: dict) -> str:
@@ -270,6 +286,7 @@ def run(family: str, peer_python: str, *, small: int = 3_000, full: int | None =
             (_write_syntheval if family == "syntheval" else _write_domias)(folder, n)
             rows += measure_size(family, n, measures, peer_python, rounds, folder)
     lines += [_line(r) for r in rows]
+    lines += [common_line(rows, n) for n in (small, full) if n > 0]
     goal = [r for r in rows if r["measure"] not in SAME_WORK]
     for field in FIELDS:
         worst = min(goal, key=lambda r: r["peer"][field] / r["capkit"][field])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.stats import entropy as scipy_entropy
 
-from capkit.distance import _brute
+from capkit.distance import _brute, _bylevel
 from capkit.distance.nearest import nearest
 from capkit.distance.neighbour_risk import entropy
 from capkit.distance.neighbours import Encoded, Weights, k_nearest
@@ -67,6 +67,8 @@ def test_every_row_excluded() -> None:
 
 @pytest.mark.parametrize("self_rule", ["identity", "content"])
 def test_k_nearest_in_one_pass_equals_k_searches(monkeypatch, self_rule) -> None:
+    # the brute force's one pass against the kernel (the search by level: tests/test_bylevel.py)
+    monkeypatch.setattr(_bylevel, "BYLEVEL_PAIRS", 0)
     rng = np.random.default_rng(7)
     for _ in range(30):
         n, m = int(rng.integers(2, 80)), int(rng.integers(1, 80))
@@ -109,7 +111,8 @@ frame = lambda n: pd.DataFrame({"c": rng.choice(["a", "b"], n), "x": rng.random(
 se = SynthEval(frame(200), holdout_dataframe=frame(50), cat_cols=["c"])
 se.evaluate(frame(200), dcr={}, nndr={}, nnaa={}, hit_rate={}, eps_risk={})
 """
-    assert not HEAVY & _imported(code)
+    # nor scipy.sparse (count tables) nor tqdm (progress bars): 0.07 CPU-s of a first call
+    assert not (HEAVY | {"scipy.sparse", "tqdm"}) & _imported(code)
 
 
 def test_domias_compatible_attacks_import_no_numba() -> None:

@@ -12,21 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from capkit.attacks import baseline_table
-from capkit.attacks.attackers import REGISTRY
 from capkit.cli import options as opts
 from capkit.cli.figures import figure
-from capkit.cli.files import Inputs, load_inputs
 from capkit.cli.privacy import parse_halves, run_privacy
 from capkit.errors import CapkitError
-from capkit.plots.attacks import attack_rates
-from capkit.report import render
-from capkit.report.attack import attack_report
-from capkit.report.privacy import privacy_sections
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capkit.cli.files import Inputs
 
 
 @dataclass
@@ -48,6 +46,8 @@ def _attackers(value: str | None) -> list[str] | None:
     names = opts.split(value, "--attackers")
     if names is None:
         return None
+    from capkit.attacks.attackers import REGISTRY
+
     known = sorted({*REGISTRY["categorical"], *REGISTRY["numeric"]})
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -61,6 +61,8 @@ def run_attack(inputs: Inputs, *, key_length: int | None, attackers: list[str] |
                kinds: dict[str, str] | None = None) -> AttackRun:
     """:func:`capkit.attacks.baseline_table` on the inputs (every synthesis), its progress
     bar unless ``quiet``, the measures' warnings collected."""
+    from capkit.attacks import baseline_table
+
     length = len(inputs.keys) if key_length is None else key_length
     if not 1 <= length <= len(inputs.keys):
         raise CapkitError(f"--key-length must be from 1 to the number of --keys "
@@ -122,6 +124,12 @@ def attack(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na
     """
 
     def body() -> None:
+        from capkit.cli.files import load_inputs
+        from capkit.plots.attacks import attack_rates
+        from capkit.report import render
+        from capkit.report.attack import attack_report
+        from capkit.report.privacy import privacy_sections
+
         original, synthetic = opts.original_and_synthetic(files)
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
-import pandas as pd
 
-from capkit import cap as capm
 from capkit.cli import options as opts
-from capkit.cli.files import Inputs, load_inputs
-from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError, DisjointLevelsError
-from capkit.report import render
-from capkit.report.cap import cap_report
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from capkit.cli.files import Inputs
 
 #: Counting engines of ``capkit cap``: those of ``capkit.counts.tables.crosstab(..., engine=...)``.
 CAP_ENGINES = ("pandas", "duckdb", "spark")
@@ -43,6 +43,8 @@ def _crosstab(inputs: Inputs, j: int, target: str, options: dict[str, object]) -
     """The counts of target x keys for synthesis j (1-based), with the holdout's on the same
     grid when there is one; a disjoint column's error names the synthetic file when there are
     several."""
+    from capkit.counts.tables import crosstab
+
     if inputs.holdout is not None:
         options = {**options, "holdout": inputs.holdout}
     try:
@@ -69,6 +71,11 @@ def compute_cap(inputs: Inputs, *, dropna: bool = False, engine: str = "pandas",
     where the record's key does not occur in synthetic file j (no guess) or the record was
     left out by ``dropna``. With ``inputs.holdout`` each row adds the holdout's CAP v1, the
     difference and the risk of the membership control (:class:`capkit.cap.CapControl`)."""
+    import numpy as np
+    import pandas as pd
+
+    from capkit import cap as capm
+
     if engine not in CAP_ENGINES:
         raise CapkitError(f"engine must be one of {CAP_ENGINES}, got {engine!r}")
     if with_records and engine != "pandas":
@@ -172,6 +179,10 @@ def cap(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None, na_va
     """
 
     def body() -> None:
+        from capkit.cli.files import load_inputs
+        from capkit.report import render
+        from capkit.report.cap import cap_report
+
         original, synthetic = opts.original_and_synthetic(files)
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")

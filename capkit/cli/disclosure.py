@@ -9,22 +9,18 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
-import pandas as pd
 
 from capkit.cli import options as opts
 from capkit.cli.figures import figure
-from capkit.cli.files import Inputs, choose_disclosure_engine, load_engine_inputs, load_inputs
-from capkit.counts.engines import duckdb as duck
-from capkit.counts.engines import spark as spark_engine
-from capkit.disclosure import disclosure_summary
-from capkit.disclosure.measures import cap_v2
 from capkit.errors import CapkitError
-from capkit.plots.disclosure import plot_summary
-from capkit.report import render
-from capkit.report.disclosure import disclosure_report
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capkit.cli.files import Inputs
 
 #: Counting engines of ``capkit disclosure``: ``auto`` lets
 #: :func:`capkit.counts.engines.engine_for` choose (DuckDB for Parquet/CSV files over
@@ -46,6 +42,8 @@ def _thresholds(value: str | None, option: str) -> tuple[float, float] | None:
 def _cont_na(pairs: list[tuple[str, str]], inputs: Inputs) -> dict[str, list[float]] | None:
     if not pairs:
         return None
+    import pandas as pd
+
     out: dict[str, list[float]] = {}
     for column, text in pairs:
         if column not in inputs.keys + inputs.targets:
@@ -68,6 +66,12 @@ def _cont_na(pairs: list[tuple[str, str]], inputs: Inputs) -> dict[str, list[flo
     return out
 
 
+def _no_targets() -> pd.Series:
+    import pandas as pd
+
+    return pd.Series(dtype=float)
+
+
 @dataclass
 class DisclosureRun:
     """Everything the disclosure report shows.
@@ -80,7 +84,7 @@ class DisclosureRun:
     summary: object  # capkit.disclosure.DisclosureSummary
     inputs: Inputs
     options: dict[str, object]
-    cap_v2: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
+    cap_v2: pd.Series = field(default_factory=lambda: _no_targets())
     warnings: list[str] = field(default_factory=list)
 
 
@@ -94,6 +98,12 @@ def run_disclosure(inputs: Inputs, options: dict[str, object], quiet: bool,
     paths) and the engine counts. The measures' warnings are collected (and printed on stderr
     unless ``quiet``) into ``DisclosureRun.warnings``.
     """
+    import numpy as np
+    import pandas as pd
+
+    from capkit.disclosure import disclosure_summary
+    from capkit.disclosure.measures import cap_v2
+
     per = dict(options)
     not_lev = per.pop("not_targetlev", {})
     if not_lev:
@@ -125,6 +135,9 @@ def _engine_sources(inputs: Inputs, engine: str, sep: str | None = None
     This is the column order the pandas path reads, so both give the keys in the same order
     (the data order of ``disclosure``).
     """
+    from capkit.counts.engines import duckdb as duck
+    from capkit.counts.engines import spark as spark_engine
+
     columns = list(inputs.keys) + list(inputs.targets)
     paths = [inputs.original, *inputs.synthetics]
     roles = ["original"] + ["synthetic"] * len(inputs.synthetics)
@@ -193,6 +206,11 @@ def disclosure(files: tuple[Path, ...], keys: str, fmt: str, output: Path | None
     """
 
     def body() -> None:
+        from capkit.cli.files import choose_disclosure_engine, load_engine_inputs, load_inputs
+        from capkit.plots.disclosure import plot_summary
+        from capkit.report import render
+        from capkit.report.disclosure import disclosure_report
+
         original, synthetic = opts.original_and_synthetic(files)
         key_list = opts.split(keys, "--keys")
         target_list = opts.split(targets, "--targets")

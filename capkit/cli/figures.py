@@ -9,12 +9,13 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.figure import Figure
-
-from capkit import plots
 from capkit.cli.options import replacing
 from capkit.errors import CapkitError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @contextlib.contextmanager
@@ -25,6 +26,8 @@ def figure(plot_path: Path | None, fmt: str, name: str, draw: Callable[[], Figur
     ``plot_path``'s suffix) to ``plot_path`` (:func:`capkit.cli.options.replacing`: whole or
     not at all). The pictures are drawn in a temporary folder beside ``plot_path`` (the system
     one for the html page only), removed afterwards."""
+    from capkit import plots  # matplotlib: imported when a figure is drawn
+
     if plot_path is None and fmt != "html":
         yield None
         return

@@ -10,18 +10,11 @@ from pathlib import Path
 
 import click
 
-from capkit.audit.inputs import infinite_as_missing
 from capkit.cli import options as opts
+from capkit.cli.choices import ATTACKS
 from capkit.cli.figures import figure
-from capkit.data import io
-from capkit.data.align import align_frames
-from capkit.data.overlap import copies_of_holdout, size_note
+from capkit.cli.options import visible
 from capkit.errors import CapkitError
-from capkit.membership_inference import ATTACKS, exposed_members, summary
-from capkit.plots.membership import membership_roc
-from capkit.report import render
-from capkit.report.membership import membership_report
-from capkit.report.safe import visible
 
 
 def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
@@ -35,6 +28,10 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
     Returns the frames by role, the input lines of the report and the notes (type alignments,
     infinite values).
     """
+    from capkit.audit.inputs import infinite_as_missing
+    from capkit.data import io
+    from capkit.data.align import align_frames
+
     header = io.read_columns(paths["members"], "members", sep)
     wanted = header if columns is None else columns
     missing = [c for c in wanted if c not in header]
@@ -111,6 +108,12 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
     """
 
     def body() -> None:
+        from capkit.data.overlap import copies_of_holdout, size_note
+        from capkit.membership_inference import ATTACKS, exposed_members, summary
+        from capkit.plots.membership import membership_roc
+        from capkit.report import render
+        from capkit.report.membership import membership_report
+
         if len(files) != 2:
             raise CapkitError("give the members file and one synthetic file: MEMBERS SYNTHETIC")
         if holdout is None:

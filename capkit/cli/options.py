@@ -26,17 +26,29 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
-from tqdm import tqdm
 
-from capkit.cli.files import Inputs
-from capkit.data import io
 from capkit.errors import CapkitError, CapkitWarning
-from capkit.report.safe import csv_quoting, csv_safe, visible
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capkit.cli.files import Inputs
+
+# What a command's options need is imported with this module; what its work needs (pandas,
+# the readers, the report's escaping) in the functions that use it, so that ``capkit <command>
+# --help`` imports neither.
 
 _VERSIONED = ("capkit", "numpy", "pandas", "scipy", "pyarrow", "pyreadr", "matplotlib")
+
+
+def visible(text: object, *, lines: bool = False) -> str:
+    """:func:`capkit.report.safe.visible` (imported on first use: it imports pandas)."""
+    from capkit.report.safe import visible as escaped
+
+    return escaped(text, lines=lines)
 
 
 def split(value: str | None, option: str) -> list[str] | None:
@@ -83,6 +95,8 @@ def command_line() -> str:
 
 
 def progress(total: int, quiet: bool, unit: str):  # noqa: ANN202 - tqdm
+    from tqdm import tqdm
+
     # shown only when the work takes more than a second (delay), never with --quiet
     return tqdm(total=total, disable=quiet, delay=1.0, unit=unit, file=sys.stderr,
                 leave=False, dynamic_ncols=True)
@@ -102,6 +116,8 @@ def write_csv(frame: pd.DataFrame, path: Path, option: str, escape_formulas: boo
     spreadsheet would run as formulas quoted when ``escape_formulas``
     (:func:`capkit.report.safe.csv_safe`, OWASP's rule), a carriage return in a cell kept
     inside it (:func:`capkit.report.safe.csv_quoting`)."""
+    from capkit.report.safe import csv_quoting, csv_safe
+
     with replacing(path, option) as part:
         written = csv_safe(frame) if escape_formulas else frame
         written.to_csv(part, index=False, **csv_quoting(written))
@@ -126,6 +142,8 @@ Output = tuple[str, "Path | None", "tuple[str, ...] | None"]
 
 def _input_files(inputs: Sequence[Path | None]) -> list[tuple[Path, Path]]:
     """(as given, file) for every existing file the inputs name, globs expanded."""
+    from capkit.data import io
+
     out = []
     for given in inputs:
         if given is None:

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from capkit.attacks import linkability, singling_out
-from capkit.cli.files import Inputs
-from capkit.data.labels import is_numeric
-from capkit.data.overlap import record_overlap
 from capkit.errors import CapkitError, CapkitWarning
-from capkit.sdmetrics import DCROverfittingProtection, DisclosureProtection
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capkit.cli.files import Inputs
 
 
 @dataclass
@@ -61,6 +60,12 @@ def _row(synthesis: int, attack: str, result) -> dict:  # noqa: ANN001 - either 
 def run_privacy(inputs: Inputs, *, singling: bool, halves: tuple[list[str], list[str]] | None,
                 sdmetrics: bool, seed: int, quiet: bool) -> PrivacyRun:
     """The asked-for anonymeter attacks and SDMetrics scores on every synthetic file."""
+    import pandas as pd
+
+    from capkit.attacks import linkability, singling_out
+    from capkit.data.labels import is_numeric
+    from capkit.sdmetrics import DCROverfittingProtection, DisclosureProtection
+
     rows, scores, notes = [], [], []
     original, holdout = inputs.original, inputs.holdout
     for i, synthetic in enumerate(inputs.synthetics, start=1):
@@ -105,6 +110,8 @@ def _unseen_copies(original: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.
     identical to a member on the columns read that is also identical to a holdout record is
     at distance 0 from both, a tie, and SDMetrics counts a tie as closer to the holdout (the
     score is SDMetrics' own on these frames). None when no copy of a member ties."""
+    from capkit.data.overlap import record_overlap
+
     to_members = record_overlap(original, synthetic, other_name=f"synthesis {i}")
     if to_members.shared == 0:
         return None

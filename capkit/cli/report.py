@@ -12,23 +12,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
 
 from capkit import processes
-from capkit.audit import FAMILIES, Audit, at_risk, audit
-from capkit.audit.compare import before_after
-from capkit.audit.utility_family import NPERMS, UTILITY_AXES, release_map
-from capkit.audit.verdicts import LEVELS
 from capkit.cli import options as opts
-from capkit.cli.files import load_inputs
-from capkit.cli.utility import map_picture
-from capkit.data.io import read_table
+from capkit.cli.choices import FAMILIES, NPERMS, UTILITY_AXES
+from capkit.cli.options import visible
 from capkit.errors import CapkitError
-from capkit.report import Picture, render
-from capkit.report.custodian import TOP_RECORDS, custodian_report
-from capkit.report.safe import visible
+
+if TYPE_CHECKING:
+    from capkit.audit import Audit
+    from capkit.report import Picture
 
 #: Exit status when a --fail-on level was reached.
 FAIL_STATUS = 2
@@ -45,7 +41,11 @@ def pictures(result: Audit) -> list[Picture]:
     at risk and (when the sweep ran) the key x target heatmap of each synthesis. Where the
     audit started a second process, it draws the forest plot and the heatmaps meanwhile (the
     same bytes: tests/test_report_exposure_html.py)."""
+    import numpy as np
+
     from capkit.plots.custodian import page_svg  # only a page with pictures needs matplotlib
+    from capkit.report import Picture
+    from capkit.report.custodian import TOP_RECORDS
 
     wanted: list[tuple[str, str, tuple, dict]] = []
     if any(f.risk is not None for f in result.findings):
@@ -197,6 +197,16 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
     reached: list[str] = []
 
     def body() -> None:
+        from capkit.audit import FAMILIES, at_risk, audit
+        from capkit.audit.compare import before_after
+        from capkit.audit.utility_family import release_map
+        from capkit.audit.verdicts import LEVELS
+        from capkit.cli.files import load_inputs
+        from capkit.cli.utility import map_picture
+        from capkit.data.io import read_table
+        from capkit.report import render
+        from capkit.report.custodian import custodian_report
+
         original, synthetic = opts.original_and_synthetic(files)
         if treated_path is not None:
             if len(synthetic) != 1:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from capkit import reproduce as reproduce_mod
 from capkit.errors import CapkitError
 
 
@@ -36,6 +35,8 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path, jobs: int,
     and at the end the total. A --quick run writes its figures and ledger under build/quick/
     instead of figures/.
     """
+    from capkit import reproduce as reproduce_mod  # here, not for --help
+
     start = time.perf_counter()
     cpu = {"total": 0.0, "cached": 0, "notebooks": 0}
 

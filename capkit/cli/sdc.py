@@ -6,15 +6,16 @@ removed and recoded.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from capkit.cli import options as opts
-from capkit.data.io import read_table
+from capkit.cli.options import visible
 from capkit.errors import CapkitError
-from capkit.report.safe import csv_quoting, formula_cells, visible
-from capkit.synth.sdc import SdcResult
-from capkit.synth.sdc import sdc as treat
+
+if TYPE_CHECKING:
+    from capkit.synth.sdc import SdcResult
 
 #: Formats the treated file can be written in, by its extension.
 WRITERS = (".csv", ".parquet")
@@ -79,6 +80,10 @@ def sdc(original: Path, synthetic: Path, output: Path, keys: str,
     --output and print what was removed."""
 
     def body() -> None:
+        from capkit.data.io import read_table
+        from capkit.report.safe import csv_quoting, formula_cells
+        from capkit.synth.sdc import sdc as treat
+
         key_list = opts.split(keys, "--keys") or []
         opts.check_outputs([original, synthetic], ("--output", output, WRITERS))
         tops, bottoms = _codes(top_code, "--top-code"), _codes(bottom_code, "--bottom-code")

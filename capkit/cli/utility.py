@@ -11,19 +11,18 @@ verdicts. :func:`map_picture` draws the map for the report's html page.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from capkit.audit.inputs import as_categories
-from capkit.audit.utility_family import NPERMS, measure
 from capkit.cli import options as opts
-from capkit.cli.files import load_inputs
-from capkit.data.io import read_columns
-from capkit.data.overlap import size_note
+from capkit.cli.choices import NPERMS
 from capkit.errors import CapkitError
-from capkit.report import Picture, Report, render
-from capkit.report.utility import utility_sections
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from capkit.report import Picture
 
 
 def map_picture(table: pd.DataFrame) -> Picture:
@@ -33,6 +32,7 @@ def map_picture(table: pd.DataFrame) -> Picture:
 
     from capkit.plots.save import svg_bytes
     from capkit.plots.utility_map import risk_utility_map
+    from capkit.report import Picture
 
     shown = table.copy()  # each point named with its verdict on the risk axis's finding
     shown.index = [f"{n} ({v})" for n, v in zip(table.index, table["verdict"], strict=True)]
@@ -55,6 +55,8 @@ def map_picture(table: pd.DataFrame) -> Picture:
 
 def _check_headers(original: Path, synthetic: list[Path], sep: str | None) -> None:
     """Every synthetic file has the original's columns (a column in one only is named)."""
+    from capkit.data.io import read_columns
+
     wanted = read_columns(original, "original", sep)
     for path in synthetic:
         have = read_columns(path, "synthetic", sep)
@@ -98,6 +100,13 @@ def utility(synthetic: tuple[Path, ...], original_path: Path, nworst: int, nperm
     good (synthpop's reading).
     """
     def body() -> None:
+        from capkit.audit.inputs import as_categories
+        from capkit.audit.utility_family import measure
+        from capkit.cli.files import load_inputs
+        from capkit.data.overlap import size_note
+        from capkit.report import Report, render
+        from capkit.report.utility import utility_sections
+
         files = list(synthetic)
         opts.check_outputs([original_path, *files], ("--output", output, None))
         for option, value in (("--nworst", nworst), ("--ngroups", ngroups)):

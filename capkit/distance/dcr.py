@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from capkit.distance.gower import GowerColumns, encode, gower_columns
 from capkit.distance.nearest import PAIR_BATCH, nearest
@@ -106,6 +105,8 @@ def _dcr(spec: GowerColumns, synthetic: pd.DataFrame, reference: pd.DataFrame,
     """:func:`dcr` with the columns, weights and ranges already fixed by :func:`gower_columns`."""
     cat_s, cat_r, num_s, num_r, w_cat = encode(spec, synthetic, reference)
     label = progress if isinstance(progress, str) else "distance"
+    from tqdm import tqdm  # imported when used (capkit.syntheval does not)
+
     with tqdm(total=len(synthetic), desc=label, unit="record", leave=False,
               disable=not progress) as bar:
         best, arg = nearest(cat_s, cat_r, num_s, num_r, w_cat, pair_batch=pair_batch,

@@ -13,7 +13,9 @@ adversarial accuracy, epsilon-identifiability, the median-DCR ratio, the hitting
 tables encoded once, together (:func:`joint_encode`), and on the first and second nearest
 records of one table among another (:func:`k_nearest`), found by the project's one exact search,
 :func:`capkit.distance.nearest.nearest` (the k-th neighbour is the nearest one once the first
-k - 1 are excluded).
+k - 1 are excluded); up to 2^30 record pairs the same rows and floats come from numpy without the
+compiled kernel's start-up, level by level (:mod:`capkit.distance._bylevel`) or, where that
+would visit too many pairs, over every pair (:mod:`capkit.distance._brute`).
 
 The Gower distance between encoded records x and y with column weights w is (Gower 1971, as
 coded by SynthEval 1.7.3, ``utils/nn_distance.py``)::
@@ -53,7 +55,7 @@ import pandas as pd
 from threadpoolctl import ThreadpoolController
 
 from capkit.counts.encode import factorize_many
-from capkit.distance import _brute
+from capkit.distance import _brute, _bylevel
 from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
 
@@ -254,14 +256,20 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     num_scale = weights.num
     out = np.full((n, k), np.inf)
     num_a, num_b = a.num * num_scale, b.num * num_scale
-    if _brute.usable(n, len(b), num_a, num_b, w_eff[keep]):
+    found_k = None
+    if len(b) and n * len(b) <= _bylevel.BYLEVEL_PAIRS and _bylevel.usable(num_a, num_b,
+                                                                           w_eff[keep]):
+        # up to tens of thousands of records: the brute force's k rows, level by level in numpy
+        found_k = _bylevel.bylevel_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
+                                     np.column_stack(excluded) if excluded else None,
+                                     min(k, len(b)))
+    if found_k is None and _brute.usable(n, len(b), num_a, num_b, w_eff[keep]):
         # small: the k searches below in one pass over the pairs (the same rows)
-        best, arg = _brute.brute_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
-                                   None, np.column_stack(excluded) if excluded else None,
-                                   min(k, len(b)))
-        searched = [(best[:, j], arg[:, j]) for j in range(best.shape[1])]
-    else:
-        searched = []
+        found_k = _brute.brute_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
+                                 None, np.column_stack(excluded) if excluded else None,
+                                 min(k, len(b)))
+    searched = [] if found_k is None else [(found_k[0][:, j], found_k[1][:, j])
+                                           for j in range(found_k[0].shape[1])]
     for j in range(min(k, len(b))):
         if searched:
             best, arg = searched[j]

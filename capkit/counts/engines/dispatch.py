@@ -30,10 +30,10 @@ Public names: :func:`count_codes`, :func:`choose_engine`, :func:`to_pandas`,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from capkit.counts.encode import as_list, encode_columns
 from capkit.counts.engines import duckdb as duckdb_engine
@@ -47,6 +47,9 @@ from capkit.counts.engines.common import (
     require,
 )
 from capkit.counts.table import count_frames, wants_sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 
 def _restore_categoricals(grouped: pd.DataFrame, source: object, columns: list[str]
@@ -191,6 +194,8 @@ def count_codes(
                              allow_disjoint_levels=allow_disjoint_levels)
 
         def long(counts: sparse.csr_array, records: int) -> CellCounts:
+            from scipy import sparse
+
             coo = sparse.coo_array(counts)
             order = np.lexsort((coo.col, coo.row))
             return CellCounts(i=coo.row[order].astype(np.int64),
@@ -223,6 +228,8 @@ def count_table(counted: CodedCounts, sparse_output: bool | None = None
 
     def build(c: CellCounts) -> np.ndarray | sparse.csr_array:
         if sparse_output:
+            from scipy import sparse
+
             return sparse.coo_array((c.n, (c.i, c.j)), shape=shape).tocsr()
         table = np.zeros(shape, dtype=np.int64)
         table[c.i, c.j] = c.n  # each cell appears once

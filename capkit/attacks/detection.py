@@ -18,12 +18,14 @@ membership-inference attack: the real records are labelled 1, the synthetic 0, a
 Both are seeded and fitted on one thread (BLAS and OpenMP limited to one: the same result for
 any thread count, and no oversubscription on a shared machine); scikit-learn's MLP still depends
 on the CPU's BLAS kernels, so its AUC can move in the last digits between machines. The last
-few answers are kept with a copy of their inputs: a call on equal features and arguments
-(compared value by value) takes the kept answer, e.g. PrivEval's metrics under several of its
+few answers are kept under a SHA-256 digest of their inputs: a call on equal features and
+arguments takes the kept answer, e.g. PrivEval's metrics under several of its
 variants on one release.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -37,20 +39,31 @@ from capkit.errors import CapkitError
 
 __all__ = ["boosted_real_recall", "mlp_detection_auc"]
 
-#: How many answers are kept (the most recent), each with a copy of its features.
-REMEMBERED = 4
-_ANSWERS: list[tuple[tuple, np.ndarray, np.ndarray, float]] = []
+#: How many answers are kept (the most recent), each under a digest of its inputs.
+REMEMBERED = 32
+_ANSWERS: list[tuple[tuple, bytes, float]] = []
+
+
+def _digest(*arrays: np.ndarray) -> bytes:
+    """SHA-256 of the arrays' shapes, types and bytes: equal inputs, equal digests."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(repr((a.shape, a.dtype.str)).encode())
+        h.update(a.tobytes())
+    return h.digest()
 
 
 def _remembered(key: tuple, x: np.ndarray, y: np.ndarray, compute: object) -> float:
-    """``compute()``, or the kept answer of a call with the same ``key`` and equal ``x``, ``y``."""
-    for at, (kept_key, kept_x, kept_y, value) in enumerate(_ANSWERS):
-        if kept_key == key and kept_x.shape == x.shape and np.array_equal(kept_x, x) \
-                and np.array_equal(kept_y, y):
+    """``compute()``, or the kept answer of a call with the same ``key`` and equal ``x``, ``y``
+    (equal SHA-256 digests: a digest of 32 bytes is kept, not a copy of the features)."""
+    digest = _digest(x, y)
+    for at, (kept_key, kept_digest, value) in enumerate(_ANSWERS):
+        if kept_key == key and kept_digest == digest:
             _ANSWERS.append(_ANSWERS.pop(at))  # the most recent last
             return value
     value = compute()
-    _ANSWERS.append((key, x.copy(), y.copy(), value))
+    _ANSWERS.append((key, digest, value))
     del _ANSWERS[:-REMEMBERED]
     return value
 

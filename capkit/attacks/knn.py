@@ -24,11 +24,14 @@ predictions are scikit-learn's (a test compares them).
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from capkit.attacks.neighbors import CELLS, Neighbors
+from capkit.distance.neighbours import one_thread
 from capkit.errors import CapkitError
 
 __all__ = ["ExactKNeighborsClassifier", "ExactKNeighborsRegressor", "exact_neighbours"]
@@ -159,6 +162,9 @@ def exact_neighbours(train: object, query: object, k: int) -> Neighbors:
 TREE_FEATURES = 3
 TREE_POINTS = 1024
 
+#: From this many (query, point) distances on, the blocks' products run on one BLAS thread.
+ONE_THREAD_CELLS = 1 << 20
+
 
 def _select_tree(points: np.ndarray, queries: np.ndarray, k: int, size: np.ndarray,
                  start: np.ndarray, by_point: np.ndarray, out: Neighbors) -> np.ndarray:
@@ -212,14 +218,17 @@ def _search(train: np.ndarray, query: np.ndarray, k: int) -> Neighbors:
     from capkit.attacks._knn_kernel import near_pairs  # compiled: loaded on the first search
 
     step = max(1, CELLS // len(points))
-    for s in range(0, len(todo), step):
-        rows = todo[s:s + step]
-        # (-2 a.b + |b|^2) + |a|^2, and the pairs at or below each row's k-th distance over
-        # points (_select_pairs' input), by the kernel: every term and partial sum is an exact
-        # integer below 2^53 on the grid (_bits), so the order changes no bit
-        block = queries[rows] @ points.T
-        r, u, d = near_pairs(block, norm_b[rows], norm_a, k)
-        _select_pairs(r, u, d, len(rows), k, size, start, by_point, out, rows)
+    # the block products on one BLAS thread: the same integers on any number of threads, and on
+    # a busy machine BLAS's threads spend several times the CPU (waiting for each other)
+    with one_thread() if len(todo) * len(points) >= ONE_THREAD_CELLS else nullcontext():
+        for s in range(0, len(todo), step):
+            rows = todo[s:s + step]
+            # (-2 a.b + |b|^2) + |a|^2, and the pairs at or below each row's k-th distance over
+            # points (_select_pairs' input), by the kernel: every term and partial sum is an
+            # exact integer below 2^53 on the grid (_bits), so the order changes no bit
+            block = queries[rows] @ points.T
+            r, u, d = near_pairs(block, norm_b[rows], norm_a, k)
+            _select_pairs(r, u, d, len(rows), k, size, start, by_point, out, rows)
     fields = [np.asarray(field)[query_code] for field in
               (out.index, out.distance, out.kth, out.n_below, out.n_at_kth, out.n_at_min)]
     for field in fields:  # a remembered answer is shared: nobody may change it

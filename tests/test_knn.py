@@ -185,3 +185,30 @@ def test_the_tree_search_of_few_features_gives_the_blocks_answer(monkeypatch, k,
     for field in ("index", "distance", "kth", "n_below", "n_at_kth", "n_at_min"):
         np.testing.assert_array_equal(getattr(by_tree, field), getattr(by_blocks, field),
                                       err_msg=field)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kernel_pairs_equal_the_numpy_blocks(seed):
+    """The compiled pairs (capkit.distance._grid_kernel.near_pairs) against the numpy steps they
+    replace: the block of squared distances, each row's k-th smallest by ``partition`` (the
+    largest when k >= points), ``nonzero`` of the pairs at or below it; many ties (few levels)."""
+    from capkit.distance._grid_kernel import near_pairs
+
+    rng = np.random.default_rng(seed)
+    n, m, p = int(rng.integers(1, 40)), int(rng.integers(1, 30)), int(rng.integers(1, 5))
+    queries = rng.integers(-3, 4, size=(n, p)).astype(np.float64)
+    points = rng.integers(-3, 4, size=(m, p)).astype(np.float64)
+    norm_q, norm_p = (queries * queries).sum(axis=1), (points * points).sum(axis=1)
+    for k in (1, 2, 3, m, m + 2):
+        block = queries @ points.T
+        want = block * -2.0
+        want += norm_q[:, None]
+        want += norm_p[None, :]
+        bound = (want.max(axis=1) if k >= m else
+                 np.partition(want, k - 1, axis=1)[:, k - 1])
+        r, u = np.nonzero(want <= bound[:, None])
+        got = near_pairs(block, norm_q, norm_p, k)
+        # integers on a grid: exact, so equal arrays (no tolerance)
+        assert np.array_equal(got[0], r) and np.array_equal(got[1], u)
+        assert np.array_equal(got[2], want[r, u])
+        assert np.array_equal(block, want)  # the block holds the distances after the call

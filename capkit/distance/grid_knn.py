@@ -27,10 +27,13 @@ neighbours are scikit-learn's (a test compares the classifiers built on them,
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from scipy import sparse
 
 from capkit.distance.mixed_knn import CELLS, Neighbors
+from capkit.distance.neighbours import one_thread
 from capkit.errors import CapkitError
 
 __all__ = ["dense_features", "exact_neighbours"]
@@ -84,32 +87,18 @@ def _expand(pair_row: np.ndarray, pair_point: np.ndarray, length: np.ndarray,
     return np.repeat(pair_row, length), by_point[np.repeat(start[pair_point], length) + offset]
 
 
-def _select_points(block: np.ndarray, k: int, size: np.ndarray, start: np.ndarray,
-                   by_point: np.ndarray, out: Neighbors, rows: np.ndarray) -> None:
-    """Fill ``out`` for ``rows`` from their distances to the distinct training points
-    (``size`` training rows each, their positions ``by_point[start:start + size]`` ascending).
+def _select_pairs(r: np.ndarray, u: np.ndarray, d: np.ndarray, n: int, k: int,
+                  size: np.ndarray, start: np.ndarray, by_point: np.ndarray, out: Neighbors,
+                  rows: np.ndarray) -> None:
+    """Fill ``out`` for ``rows`` from the pairs (query ``r`` of ``rows``, point ``u``, distance
+    ``d``) at or below each query's k-th smallest distance over points, in any order
+    (:func:`capkit.distance._grid_kernel.near_pairs`; ``size`` training rows at each point,
+    their positions ``by_point[start:start + size]`` ascending).
 
     The k-th distance is where the multiplicities, summed in distance order, first reach k; it
     is at most the k-th smallest distance over points (each point holds at least one row), so
     only the pairs at or below that bound are looked at. Rows below the k-th distance are all
-    taken; among the rows at it, the lowest positions (of any point at that distance).
-    """
-    n, n_points = block.shape
-    if k >= n_points:
-        bound = block.max(axis=1)
-    elif k == 1:  # the smallest: no partition needed
-        bound = block.min(axis=1)
-    else:
-        bound = np.partition(block, k - 1, axis=1)[:, k - 1]
-    r, u = np.nonzero(block <= bound[:, None])
-    _select_pairs(r, u, block[r, u], n, k, size, start, by_point, out, rows)
-
-
-def _select_pairs(r: np.ndarray, u: np.ndarray, d: np.ndarray, n: int, k: int,
-                  size: np.ndarray, start: np.ndarray, by_point: np.ndarray, out: Neighbors,
-                  rows: np.ndarray) -> None:
-    """:func:`_select_points` from the pairs (query ``r`` of ``rows``, point ``u``, distance
-    ``d``) at or below each query's k-th smallest distance over points, in any order."""
+    taken; among the rows at it, the lowest positions (of any point at that distance)."""
     order = np.lexsort((d, r))
     r_o, d_o, m_o = r[order], d[order], size[u[order]]
     first = np.searchsorted(r_o, np.arange(n))
@@ -176,6 +165,9 @@ def exact_neighbours(train: object, query: object, k: int) -> Neighbors:
 TREE_FEATURES = 3
 TREE_POINTS = 1024
 
+#: From this many (query, point) distances on, the blocks' products run on one BLAS thread.
+ONE_THREAD_CELLS = 1 << 20
+
 
 def _select_tree(points: np.ndarray, queries: np.ndarray, k: int, size: np.ndarray,
                  start: np.ndarray, by_point: np.ndarray, out: Neighbors) -> np.ndarray:
@@ -226,16 +218,20 @@ def _search(train: np.ndarray, query: np.ndarray, k: int) -> Neighbors:
     todo = np.arange(n_q)
     if points.shape[1] <= TREE_FEATURES and TREE_POINTS <= len(points) and k < len(points):
         todo = _select_tree(points, queries, k, size, start, by_point, out)
+    from capkit.distance._grid_kernel import near_pairs  # compiled: loaded on the first search
+
     step = max(1, CELLS // len(points))
-    for s in range(0, len(todo), step):
-        rows = todo[s:s + step]
-        # |a|^2 + |b|^2 - 2 a.b in place (no temporary blocks): every term and partial sum is
-        # an exact integer below 2^53 on the grid (_bits), so the order changes no bit
-        block = queries[rows] @ points.T
-        block *= -2.0
-        block += norm_b[rows, None]
-        block += norm_a[None, :]
-        _select_points(block, k, size, start, by_point, out, rows)
+    # the block products on one BLAS thread: the same integers on any number of threads, and on
+    # a busy machine BLAS's threads spend several times the CPU (waiting for each other)
+    with one_thread() if len(todo) * len(points) >= ONE_THREAD_CELLS else nullcontext():
+        for s in range(0, len(todo), step):
+            rows = todo[s:s + step]
+            # (-2 a.b + |b|^2) + |a|^2, and the pairs at or below each row's k-th distance over
+            # points (_select_pairs' input), by the kernel: every term and partial sum is an
+            # exact integer below 2^53 on the grid (_bits), so the order changes no bit
+            block = queries[rows] @ points.T
+            r, u, d = near_pairs(block, norm_b[rows], norm_a, k)
+            _select_pairs(r, u, d, len(rows), k, size, start, by_point, out, rows)
     fields = [np.asarray(field)[query_code] for field in
               (out.index, out.distance, out.kth, out.n_below, out.n_at_kth, out.n_at_min)]
     for field in fields:  # a remembered answer is shared: nobody may change it

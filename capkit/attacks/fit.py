@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from threadpoolctl import ThreadpoolController
 
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
@@ -101,6 +102,25 @@ def features(spec: Attacker, grid: Grid, train_combos: np.ndarray, weights: np.n
     return np.hstack(blocks) if blocks else np.zeros((len(combos), 0))
 
 
+def _sparse_same(model: object) -> bool:
+    """Whether ``model`` is a libsvm estimator that fits and predicts the same on a sparse
+    matrix as on a dense array, and faster on one-hot keys.
+
+    libsvm (Chang & Lin, "LIBSVM: a library for support vector machines", 2011) runs one
+    solver on both representations; only its dot products differ: the dense one sums every
+    feature (through BLAS), the sparse one the nonzero entries in feature order, which one-hot
+    keys make few (a key combination has one 1 per categorical key). Terms of 0 add nothing, so
+    the sums agree except where BLAS's vector blocks add a non-integer (scaled numeric) feature
+    in another order (an encoding of 32 features with OpenBLAS's Haswell kernel: decision values
+    then differ by about 1e-13, as the dense path's own differ between BLAS kernels). RBF kernel
+    only, a number or ``"auto"`` as gamma (``"scale"`` takes the variance by another formula
+    on sparse input), no probability estimates."""
+    return (isinstance(model, SVC | SVR | NuSVC | NuSVR)
+            and model.get_params()["kernel"] == "rbf"
+            and model.get_params()["gamma"] != "scale"
+            and model.get_params().get("probability") is not True)
+
+
 def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, seed: int,
                    proba: bool = False) -> np.ndarray:
     """Fit ``spec``'s estimator on group ``train`` and predict the key combinations ``query``:
@@ -138,7 +158,7 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
         spread = float(np.sqrt(np.average((y - centre) ** 2, weights=w))) or 1.0
         y = (y - centre) / spread
     x_query = features(spec, grid, cols, counts, query)
-    if spec.sparse:
+    if spec.sparse or _sparse_same(model):
         x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
     with warnings.catch_warnings(), _controller().limit(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -147,3 +147,56 @@ def test_baseline_table_without_record_frames_is_the_same_table(tied: bool) -> N
     assert (bare.correct, bare.rate, bare.control, bare.risk_ci) == (
         full.correct, full.rate, full.control, full.risk_ci)
     assert bare.records.empty and len(full.records) == len(members) + len(holdout)
+
+
+def _nn_frame(rng: np.random.Generator, n: int, kinds: str) -> pd.DataFrame:
+    """Keys by ``kinds`` ("c": categorical of 3 levels with missing values, "n": integers 0..4
+    (many equal distances), "f": uniform reals), a categorical and a numeric target (some
+    missing)."""
+    out = {}
+    for i, kind in enumerate(kinds):
+        if kind == "c":
+            values = rng.choice(np.array(["a", "b", "c", None], dtype=object), n,
+                                p=[0.4, 0.3, 0.2, 0.1])
+        elif kind == "n":
+            values = rng.integers(0, 5, n).astype(float)
+        else:
+            values = rng.random(n) * 10
+        out[f"k{i}"] = values
+    frame_ = pd.DataFrame(out)
+    frame_["t"] = rng.choice(["x", "y", "z"], n)
+    frame_["y"] = np.where(rng.random(n) < 0.2, np.nan, rng.normal(10, 3, n))
+    return frame_
+
+
+@pytest.mark.parametrize("kinds", ["c", "cc", "n", "nn", "cn", "ccn", "cnf", "ff", "ccc"])
+def test_nn_on_codes_equals_nn_on_key_frames(kinds: str) -> None:
+    rng = np.random.default_rng(len(kinds) * 31 + sum(map(ord, kinds)))
+    for n_original, n_synthetic in ((40, 30), (200, 150), (5, 400)):
+        original, synthetic = (_nn_frame(rng, n, kinds) for n in (n_original, n_synthetic))
+        keys = [c for c in original.columns if c.startswith("k")]
+        for target in ("t", "y"):
+            grid = prepare(original, synthetic, keys, target, allow_disjoint_levels=True)
+            query = np.arange(grid.table.shape[1])
+            for train in ("synthetic", "members"):
+                cells, combos, first = grid.candidates(train)
+                slow = fit._nearest_by_frames(grid, cells, combos, first, query)
+                fast = fit._nearest(grid, train, query)
+                np.testing.assert_array_equal(fast, slow)
+
+
+def test_keys_checked_once_per_synthesis_still_refuse_a_disjoint_key() -> None:
+    from capkit.errors import DisjointLevelsError
+
+    rng = np.random.default_rng(9)
+    members, synthetic = (frame(rng, n, (3, 4, 3), True, 2, False) for n in (60, 80))
+    checked: set[str] = set()
+    prepare(members, synthetic, ["k0", "k1"], "t", checked=checked)
+    prepare(members, synthetic, ["k0", "k2"], "t", checked=checked)
+    assert checked == {"k0", "k1", "k2"}
+    recoded = synthetic.assign(k2="z" + synthetic["k2"])  # no level shared with the members
+    with pytest.raises(DisjointLevelsError, match="k2"):
+        attacks.baseline_table(members, [synthetic, recoded], ["k0", "k1", "k2"], "t",
+                               key_length=2, attackers=["cap"], progress=False)
+    with pytest.raises(DisjointLevelsError, match="k2"):  # a key checked for another grid
+        prepare(members, recoded, ["k0", "k2"], "t", checked={"k0"})

@@ -156,11 +156,12 @@ def baseline_table(
     plan = [(t, keys, j) for t in target_list for keys in _key_sets(pool, t, int(key_length))
             for j in range(len(syntheses))]
     rows: list[dict[str, object]] = []
+    checked: list[set[str]] = [set() for _ in syntheses]  # keys checked against synthesis j
     for target, keys, j in tqdm(plan, desc="baseline attacks", disable=not progress):
         grid = prepare(original, syntheses[j], list(keys), target, holdout=holdout,
                        kind=(kinds or {}).get(target, "auto"),
                        check_overlap=check_overlap and not rows,  # warn once, on the first
-                       allow_disjoint_levels=allow_disjoint_levels)
+                       allow_disjoint_levels=allow_disjoint_levels, checked=checked[j])
         label = " + ".join(keys)
         options = {"seed": seed, "tolerance": tolerance, "confidence": confidence,
                    "cache": {}}

@@ -133,7 +133,7 @@ def test_baseline_table_without_record_frames_is_the_same_table(tied: bool) -> N
     rng = np.random.default_rng(7)
     members, synthetic, holdout = (frame(rng, n, (3, 4), True, 3, tied) for n in (90, 80, 70))
     options = {"key_length": 2, "holdout": holdout, "seed": 4, "progress": False,
-               "attackers": ["cap", "gcap", "nn", "svm", "knn", "ensemble"]}
+               "attackers": ["cap", "gcap", "nn", "svm", "knn", "lr"]}
     kept: dict = {}
     with_frames = attacks.baseline_table(members, [synthetic, synthetic.iloc[::-1]],
                                          ["k0", "k1", "x"], ["t", "y"], records=kept, **options)

@@ -186,12 +186,14 @@ def _per_group(spec: Attacker, kind: str) -> bool:
 def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
                trained_on: str = "synthetic", seed: int = 0, tolerance: float = 0.05,
                confidence: float = 0.95, index: dict[str, pd.Index] | None = None,
-               cache: dict | None = None) -> AttackResult:
+               cache: dict | None = None, keep_records: bool = True) -> AttackResult:
     """:func:`attribute_attack` on a prepared :class:`capkit.attacks.grid.Grid`.
 
     ``index`` gives the index labels of the members' and holdout's records (default: row
     numbers); ``cache`` lets several calls on one grid share members' predictions (see
-    :func:`capkit.attacks.fit.predict`).
+    :func:`capkit.attacks.fit.predict`); ``keep_records=False`` leaves ``records`` empty (a
+    frame without rows, for callers that read the scores only: building the per-record frame
+    costs more than scoring a small grid).
     """
     if trained_on not in TRAINED_ON:
         raise CapkitError(f"trained_on must be one of {TRAINED_ON}, got {trained_on!r}")
@@ -213,6 +215,8 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
         else:
             predicted = per_combo[inv]
         scored[g], correct = _score(grid, cells[g][:, 0], predicted, tolerance)
+        if not keep_records:
+            continue
         observed, shown = _labels(grid, cells[g][:, 0], predicted)
         labels = (index or {}).get(g)
         record = (labels[grid.known(g)] if labels is not None
@@ -220,7 +224,8 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
         frames["member" if g == "members" else "holdout"] = pd.DataFrame(
             {"observed": observed, "predicted": shown, "correct": correct},
             index=pd.Index(record, name="record"))
-    records = pd.concat(frames, names=["group", "record"])
+    records = (pd.concat(frames, names=["group", "record"]) if keep_records else
+               pd.DataFrame(columns=["observed", "predicted", "correct"]))
     members, control = scored["members"], scored.get("holdout")
     comparison = compare_to_control(members.correct, members.n,
                                     control.correct if control else None,

@@ -156,11 +156,12 @@ def baseline_table(
     plan = [(t, keys, j) for t in target_list for keys in _key_sets(pool, t, int(key_length))
             for j in range(len(syntheses))]
     rows: list[dict[str, object]] = []
+    checked: list[set[str]] = [set() for _ in syntheses]  # keys checked against synthesis j
     for target, keys, j in tqdm(plan, desc="baseline attacks", disable=not progress):
         grid = prepare(original, syntheses[j], list(keys), target, holdout=holdout,
                        kind=(kinds or {}).get(target, "auto"),
                        check_overlap=check_overlap and not rows,  # warn once, on the first
-                       allow_disjoint_levels=allow_disjoint_levels)
+                       allow_disjoint_levels=allow_disjoint_levels, checked=checked[j])
         label = " + ".join(keys)
         options = {"seed": seed, "tolerance": tolerance, "confidence": confidence,
                    "cache": {}}
@@ -168,12 +169,15 @@ def baseline_table(
             a for a in attackers if not isinstance(a, str) or a in REGISTRY[grid.kind]]
         for trained_on in ("synthetic", "original") if j == 0 else ("synthetic",):
             for attacker in chosen:
-                result = run_attack(grid, attacker, trained_on=trained_on, **options)
+                result = run_attack(grid, attacker, trained_on=trained_on, **options,
+                                    keep_records=records is not None
+                                    and trained_on == "synthetic")
                 if records is not None and trained_on == "synthetic":
                     records[(j + 1, label, target, result.attacker)] = result.records
                 rows += _rows(result, trained_on, label,
                               j + 1.0 if trained_on == "synthetic" else float("nan"))
-        rows += _rows(run_attack(grid, "dummy", **options), "dummy", label, j + 1.0)
+        rows += _rows(run_attack(grid, "dummy", **options, keep_records=False), "dummy",
+                      label, j + 1.0)
     table = pd.DataFrame(rows)
     extra = [c for c in ("risk", "risk_low", "risk_high", "advantage") if c in table.columns]
     order = ["synthesis", "keys", "target", "kind", "attacker", "trained_on", "scored_on", "n",

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from threadpoolctl import ThreadpoolController
 
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
@@ -31,6 +32,7 @@ from capkit.attacks.gcap import majority, nearest_pools, pool_means
 from capkit.attacks.grid import Grid
 from capkit.attacks.nearest_record import nearest_records
 from capkit.distance import dcr
+from capkit.distance.nearest import nearest as nearest_record
 from capkit.errors import CapkitError
 
 
@@ -101,6 +103,25 @@ def features(spec: Attacker, grid: Grid, train_combos: np.ndarray, weights: np.n
     return np.hstack(blocks) if blocks else np.zeros((len(combos), 0))
 
 
+def _sparse_same(model: object) -> bool:
+    """Whether ``model`` is a libsvm estimator that fits and predicts the same on a sparse
+    matrix as on a dense array, and faster on one-hot keys.
+
+    libsvm (Chang & Lin, "LIBSVM: a library for support vector machines", 2011) runs one
+    solver on both representations; only its dot products differ: the dense one sums every
+    feature (through BLAS), the sparse one the nonzero entries in feature order, which one-hot
+    keys make few (a key combination has one 1 per categorical key). Terms of 0 add nothing, so
+    the sums agree except where BLAS's vector blocks add a non-integer (scaled numeric) feature
+    in another order (an encoding of 32 features with OpenBLAS's Haswell kernel: decision values
+    then differ by about 1e-13, as the dense path's own differ between BLAS kernels). RBF kernel
+    only, a number or ``"auto"`` as gamma (``"scale"`` takes the variance by another formula
+    on sparse input), no probability estimates."""
+    return (isinstance(model, SVC | SVR | NuSVC | NuSVR)
+            and model.get_params()["kernel"] == "rbf"
+            and model.get_params()["gamma"] != "scale"
+            and model.get_params().get("probability") is not True)
+
+
 def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, seed: int,
                    proba: bool = False) -> np.ndarray:
     """Fit ``spec``'s estimator on group ``train`` and predict the key combinations ``query``:
@@ -138,7 +159,7 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
         spread = float(np.sqrt(np.average((y - centre) ** 2, weights=w))) or 1.0
         y = (y - centre) / spread
     x_query = features(spec, grid, cols, counts, query)
-    if spec.sparse:
+    if spec.sparse or _sparse_same(model):
         x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
     with warnings.catch_warnings(), _controller().limit(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -162,10 +183,39 @@ def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
     of the training records, a zero range taken as 1), lowest row index on ties.
 
     The reference is the distinct training key combinations ordered by their first record, so
-    :func:`capkit.distance.dcr`'s lowest-index rule picks the combination holding the lowest
-    record among the nearest, and that record's target is the prediction.
+    the search's lowest-index rule picks the combination holding the lowest record among the
+    nearest, and that record's target is the prediction. The search is
+    :func:`capkit.distance.dcr`'s (:func:`capkit.distance.nearest.nearest`), handed the grid's
+    codes and values as :func:`capkit.distance.gower.encode` would encode the key frames
+    (categorical keys by their level codes, which only compare for equality; numeric keys times
+    1 / range), without building and re-coding the frames.
     """
     cells, combos, first = grid.candidates(train)
+    if not len(combos) or not len(query):  # dcr's messages for an empty side
+        return _nearest_by_frames(grid, cells, combos, first, query)
+    numeric = np.flatnonzero(grid.numeric_keys)
+    categorical = np.flatnonzero(~np.asarray(grid.numeric_keys, dtype=bool))
+    num_r = np.zeros((len(combos), len(numeric)))
+    num_q = np.zeros((len(query), len(numeric)))
+    for k, c in enumerate(numeric):  # refuses a missing number, the reference's first
+        num_r[:, k] = _numeric_values(grid, c, combos)
+    for k, c in enumerate(numeric):
+        num_q[:, k] = _numeric_values(grid, c, query)
+    for k in range(len(numeric)):
+        span = float(num_r[:, k].max() - num_r[:, k].min())
+        scale = np.array([1.0 / (span if span > 0 else 1.0)])  # gower.encode's weight / range
+        num_r[:, k] = num_r[:, k] * scale[0]
+        num_q[:, k] = num_q[:, k] * scale[0]
+    cat_r = np.ascontiguousarray(grid.parts[combos][:, categorical], dtype=np.int64)
+    cat_q = np.ascontiguousarray(grid.parts[query][:, categorical], dtype=np.int64)
+    _, nearest = nearest_record(cat_q, cat_r, num_q, num_r, np.ones(len(categorical)))
+    target_rows = cells[first[nearest], 0]
+    return grid.values[target_rows] if grid.kind == NUMERIC else target_rows
+
+
+def _nearest_by_frames(grid: Grid, cells: np.ndarray, combos: np.ndarray, first: np.ndarray,
+                       query: np.ndarray) -> np.ndarray:
+    """:func:`_nearest` through :func:`capkit.distance.dcr` on the key frames."""
 
     def frame(which: np.ndarray) -> pd.DataFrame:
         for c in np.flatnonzero(grid.numeric_keys):

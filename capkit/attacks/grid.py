@@ -146,19 +146,23 @@ def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
 
 
 def _check_coding(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],
-                  target: str, allow_disjoint_levels: bool) -> None:
+                  target: str, allow_disjoint_levels: bool,
+                  checked: set[str] | None = None) -> None:
     """The level rule of :func:`capkit.counts.encode.check_levels` for the categorical keys and
     target: a column coded differently in the two frames would make every attacker miss and
     report no risk. Numeric columns are exempt: the attacks compare numeric keys by distance
     and score a numeric target with a tolerance, so their values need not match exactly."""
     for column, role in [*((k, "key") for k in keys), (target, "target")]:
-        if is_numeric(original[column]):
+        if is_numeric(original[column]) or (role == "key" and checked is not None
+                                            and column in checked):
             continue
         codes_o, codes_s, levels = factorize_pair(original[column], synthetic[column])
         size = len(levels)
         check_levels(column, role, levels, np.bincount(codes_o, minlength=size),
                      [np.bincount(codes_s, minlength=size)], missing=np.asarray(pd.isna(levels)),
                      allow_disjoint_levels=allow_disjoint_levels)
+        if role == "key" and checked is not None:  # a key's check neither warns nor changes
+            checked.add(column)
 
 
 def prepare(
@@ -171,6 +175,7 @@ def prepare(
     kind: str = "auto",
     check_overlap: bool = True,
     allow_disjoint_levels: bool = False,
+    checked: set[str] | None = None,
 ) -> Grid:
     """Check the inputs of an attack and count them on one grid.
 
@@ -200,6 +205,10 @@ def prepare(
         Attack even when a categorical key or target barely shares levels between original and
         synthetic data (by default a :class:`capkit.errors.DisjointLevelsError`: the two are
         probably coded differently, and every attacker would miss).
+    checked
+        Key columns whose levels were already checked against this same pair of original and
+        synthetic frames (skipped); the keys checked here are added. Several grids on one pair
+        (:func:`capkit.attacks.baseline.baseline_table`) check each key once.
 
     Raises
     ------
@@ -224,7 +233,7 @@ def prepare(
             original[target]) else "categorical"
     if kind == "numeric" and not is_numeric(original[target]):
         raise CapkitError(f"target {target!r} is not numeric; use kind='categorical'")
-    _check_coding(original, synthetic, key_cols, target, allow_disjoint_levels)
+    _check_coding(original, synthetic, key_cols, target, allow_disjoint_levels, checked)
     with warnings.catch_warnings():  # checked above, column by column
         warnings.simplefilter("ignore", ContinuousTargetWarning)
         table = crosstab(original, synthetic, key_cols, target, holdout=holdout,

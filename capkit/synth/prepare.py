@@ -247,10 +247,11 @@ def plan(data: pd.DataFrame, k: int | None, visit_sequence: Any, cont_na: Any,
             raise CapkitError(f"column {c!r} has {len(levels[c])} levels (> {MAXFACLEVELS}) and is "
                               "used as a predictor; group its levels or move it first in "
                               "visit_sequence")
-    pred_matrix = pd.DataFrame(0, index=cols, columns=cols)
+    position = {c: i for i, c in enumerate(cols)}
+    pm = np.zeros((len(cols), len(cols)), dtype=np.int64)
     for c in cols:
-        for q in preds[c]:
-            pred_matrix.loc[c, q] = 1
+        pm[position[c], [position[q] for q in preds[c]]] = 1
+    pred_matrix = pd.DataFrame(pm, index=cols, columns=cols)
     if meth[visit[0]] == "sample" and len(visit) == 1:
         in_pred = set()
 

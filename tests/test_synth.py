@@ -401,3 +401,30 @@ def test_cart_fit_rejects_missing_predictors_and_bad_depth():
         cart.fit(X, kinds, nlev, y, False, maxdepth=31)
     # maxdepth 1: the root's children are leaves (node numbers 2 and 3)
     assert set(cart.fit(X, kinds, nlev, y, False, maxdepth=1).training_leaves) == {2, 3}
+
+
+# ---------------------------------------------------------------- rpart's altered priors ------
+def _priors_as_gini_c(y: np.ndarray, n_classes: int) -> list[float]:
+    """rpart's gini.c initialisation, loop for loop (the order its sums round in)."""
+    counts = np.bincount(y, minlength=n_classes).astype(float)
+    prior = [c / float(len(y)) for c in counts]
+    temp, aprior = 0.0, [0.0] * n_classes
+    for i in range(n_classes):
+        for j in range(n_classes):
+            loss = 0.0 if i == j else 1.0
+            temp += loss * prior[i]
+            aprior[i] += loss * prior[i]
+    return [a / (temp * f) if f > 0 else a for a, f in zip(aprior, prior, strict=True)]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 7, 41])
+def test_altered_priors_round_as_gini_c(n_classes):
+    from capkit.synth.cart import altered_priors
+
+    rng = np.random.default_rng(n_classes)
+    for n in (5, 37, 200, 1001):
+        y = rng.integers(0, n_classes, n)
+        y[y == n_classes - 1] = 0  # a class with no record
+        got = altered_priors(y.astype(float), n_classes)
+        # bit equality: the same additions in the same order, no tolerance
+        assert got.tolist() == _priors_as_gini_c(y, n_classes)

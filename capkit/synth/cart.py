@@ -158,19 +158,14 @@ def altered_priors(y: np.ndarray, n_classes: int) -> np.ndarray:
         return np.ones(max(n_classes, 1))
     counts = np.bincount(y.astype(np.int64), minlength=n_classes).astype(float)
     n = float(len(y))
-    prior = [c / n for c in counts]          # R: counts / sum(counts)
-    freq = [c / n for c in counts]           # C: relative frequency
-    temp = 0.0
-    aprior = [0.0] * n_classes
-    for i in range(n_classes):
-        for j in range(n_classes):
-            loss = 0.0 if i == j else 1.0
-            temp += loss * prior[i]
-            aprior[i] += loss * prior[i]
-    for i in range(n_classes):
-        if freq[i] > 0:
-            aprior[i] /= temp * freq[i]
-    return np.array(aprior)
+    prior = counts / n                       # R: counts / sum(counts)
+    freq = counts / n                        # C: relative frequency
+    # loss[i, j] * prior[i] with 0/1 loss, summed in C's loop order: accumulate (unlike sum) adds
+    # one term after the other, as the loops over i, then j, do
+    terms = np.where(np.eye(n_classes, dtype=bool), 0.0, prior[:, None])
+    temp = np.add.accumulate(terms.ravel())[-1]
+    aprior = np.add.accumulate(terms, axis=1)[:, -1]
+    return np.divide(aprior, temp * freq, out=aprior.copy(), where=freq > 0)
 
 
 def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, classification: bool,

@@ -176,13 +176,19 @@ def plan(data: pd.DataFrame, k: int | None, visit_sequence: Any, cont_na: Any,
         kd, lev = kinds[c]
         s = data[c]
         if kd == "cat":
-            codes = pd.Categorical(s, categories=lev).codes.astype(np.int64)
+            if isinstance(s.dtype, pd.CategoricalDtype):  # lev is its categories, in order
+                codes = s.array.codes.astype(np.int64)
+            else:
+                codes = pd.Categorical(s, categories=lev).codes.astype(np.int64)
             if (codes < 0).any():
                 lev = lev + [NATEMP]
                 codes = np.where(codes < 0, len(lev) - 1, codes)
             kind[c], levels[c], values[c] = "cat", lev, codes.astype(float)
         else:
-            x = pd.to_numeric(s).to_numpy(dtype=float, na_value=np.nan)
+            if isinstance(s.dtype, np.dtype):  # NaN is already its missing value
+                x = s.to_numpy().astype(float)
+            else:
+                x = pd.to_numeric(s).to_numpy(dtype=float, na_value=np.nan)
             kind[c], levels[c], values[c] = "num", [], x
 
     # ---- methods and predictors (spec 2.2-2.6) -----------------------------------------------
@@ -247,10 +253,11 @@ def plan(data: pd.DataFrame, k: int | None, visit_sequence: Any, cont_na: Any,
             raise CapkitError(f"column {c!r} has {len(levels[c])} levels (> {MAXFACLEVELS}) and is "
                               "used as a predictor; group its levels or move it first in "
                               "visit_sequence")
-    pred_matrix = pd.DataFrame(0, index=cols, columns=cols)
+    position = {c: i for i, c in enumerate(cols)}
+    pm = np.zeros((len(cols), len(cols)), dtype=np.int64)
     for c in cols:
-        for q in preds[c]:
-            pred_matrix.loc[c, q] = 1
+        pm[position[c], [position[q] for q in preds[c]]] = 1
+    pred_matrix = pd.DataFrame(pm, index=cols, columns=cols)
     if meth[visit[0]] == "sample" and len(visit) == 1:
         in_pred = set()
 

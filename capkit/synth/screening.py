@@ -25,7 +25,7 @@ def lindep(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     if len(X) < 2 or X.shape[1] == 0:
         return keep[:0] if len(X) < 2 else keep
     var = X.var(axis=0, ddof=1)
-    keep = keep[np.nan_to_num(var, nan=0.0) > 1e-5]
+    keep = keep[var > 1e-5]  # NaN fails both ways (synthpop: NaN as 0)
     if not len(keep):
         return keep
     Xk = X[:, keep]
@@ -33,7 +33,7 @@ def lindep(X: np.ndarray, y: np.ndarray) -> np.ndarray:
         yc = y - y.mean()
         xc = Xk - Xk.mean(axis=0)
         r = (xc * yc[:, None]).sum(0) / np.sqrt((xc ** 2).sum(0) * (yc ** 2).sum())
-    keep = keep[~(np.nan_to_num(r, nan=0.0) >= 0.99999)]
+    keep = keep[~(r >= 0.99999)]  # NaN is kept (synthpop: NaN as 0)
     if len(keep) < 2:
         return keep
     C = np.corrcoef(X[:, keep], rowvar=False)

@@ -286,6 +286,5 @@ def _output(data: pd.DataFrame, p: Plan, Xs: np.ndarray, init_rows: np.ndarray) 
                 out[c] = ser.astype(s.dtype) if not np.isnan(x).any() or s.hasnans else ser
             except (TypeError, ValueError):
                 out[c] = ser
-    frame = pd.DataFrame(out, columns=cols)
-    frame.index = pd.RangeIndex(k)
-    return frame
+    # every column already has the index 0..k-1: its values need no alignment
+    return pd.DataFrame({c: out[c].array for c in cols}, index=pd.RangeIndex(k), columns=cols)

@@ -208,6 +208,31 @@ def _reach(level, lo, hi, x, prune, sum_t, bound, margin):
     return first, last
 
 
+@numba.njit(cache=True, nogil=True)
+def _closest(level, lo, hi, i, t_order, qnum, tnum, prune, sum_q, sum_t, margin, best):
+    """Keep in ``best`` the k smallest distances of query i to the targets ``lo:hi`` of one
+    combination, visited outwards from the query's sum of numeric values (when ``prune``:
+    the targets sorted by ``sum_t``), each direction stopped where the sums alone put a target
+    beyond the current k-th distance: such a target is farther than it (``_reach``), and the
+    k-th distance only falls, so the k smallest values are those of a visit of every target.
+    Outwards, the k-th distance falls after a few targets; a visit in target order would
+    compare the first combination's every target with an infinite bound."""
+    if not prune:
+        for b in range(lo, hi):
+            keep_smallest(best, _pair(level, qnum, tnum, i, t_order[b]))
+        return
+    x = sum_q[i]
+    mid = lo + np.searchsorted(sum_t[lo:hi], x)
+    for b in range(mid, hi):
+        if sum_t[b] > x + (best[len(best) - 1] - level + margin):
+            break
+        keep_smallest(best, _pair(level, qnum, tnum, i, t_order[b]))
+    for b in range(mid - 1, lo - 1, -1):
+        if sum_t[b] < x - (best[len(best) - 1] - level + margin):
+            break
+        keep_smallest(best, _pair(level, qnum, tnum, i, t_order[b]))
+
+
 @numba.njit(cache=True, parallel=True)
 def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count, t_order,
                 qnum, tnum, w_cat, equal, is_first, k, share, prune, sum_q, sum_t, margin):
@@ -226,12 +251,8 @@ def _knn_kernel(q_combo_records, q_combo_start, qparts, tparts, t_start, t_count
                 h = order[o]
                 if levels[h] > best[k - 1]:
                     break
-                lo, hi = t_start[h], t_start[h] + t_count[h]
-                first, last = _reach(levels[h], lo, hi, sum_q[i], prune, sum_t, best[k - 1],
-                                     margin)
-                for b in range(first, last):
-                    j = t_order[b]
-                    keep_smallest(best, _pair(levels[h], qnum, tnum, i, j))
+                _closest(levels[h], t_start[h], t_start[h] + t_count[h], i, t_order, qnum,
+                         tnum, prune, sum_q, sum_t, margin, best)
             kth = best[k - 1]
             # pass 2: first-set records strictly closer and tied at the k-th distance
             less_first = 0

@@ -27,6 +27,7 @@ import numpy as np
 from capkit.counts.encode import combine_codes
 from capkit.counts.rows import unique_rows
 from capkit.distance._kernel import count_differing, keep_smallest
+from capkit.membership_inference import _squared
 from capkit.membership_inference._squared import (  # noqa: F401  (names kept here too)
     squared_ball_counts,
     squared_knn_share,
@@ -376,6 +377,12 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
 def gower_knn_share(cat_q, num_q, cat_t, num_t, w_cat, is_first: np.ndarray,
                     k: int) -> np.ndarray:
     """Share of ``is_first`` targets among the k nearest targets of every query (ties split)."""
+    if cat_q.shape[1] == 0 and _squared.tree_usable(num_q, num_t, k):
+        # numeric columns only: every target at level 0, the k nearest in a k-d tree's balls
+        # (the same floats as _pair: 0.0 plus the terms in column order)
+        return _squared.knn_share_in_balls(np.asarray(num_q, dtype=np.float64),
+                                           np.asarray(num_t, dtype=np.float64), is_first, k,
+                                           "l1")
     grouping, num_q, num_t, prune, sum_q, sum_t, margin = _by_sums(cat_q, num_q, cat_t, num_t)
     w, equal = _weights(w_cat)
     share = np.zeros(len(cat_q))

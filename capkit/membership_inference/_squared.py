@@ -19,6 +19,8 @@ so that the DOMIAS-compatible attacks do not import numba.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 BLOCK_CELLS = 1 << 21
@@ -26,6 +28,11 @@ BLOCK_CELLS = 1 << 21
 PAIR_BATCH = 1 << 20
 #: Records on each side of a query's position in the sorted sums that give its first bound.
 WINDOW = 8
+#: DPI: targets from which the k nearest are searched in a k-d tree's balls, and the most
+#: columns for which a tree pays.
+TREE_RECORDS, TREE_COLUMNS = 2048, 16
+#: DPI: queries whose balls are listed at once.
+BALL_QUERIES = 1 << 14
 
 
 def _squared_blocks(x: np.ndarray, y: np.ndarray):
@@ -149,8 +156,86 @@ def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
     return out
 
 
+def _pair_l1(x: np.ndarray, y: np.ndarray, qi: np.ndarray, tj: np.ndarray) -> np.ndarray:
+    """0.0 + sum_k |x_qi,k - y_tj,k| for each pair, added in column order: the floats of the
+    Gower search's pairs without a categorical column
+    (:mod:`capkit.membership_inference._neighbours`)."""
+    out = np.zeros(len(qi))
+    for k in range(x.shape[1]):
+        out += np.abs(x[qi, k] - y[tj, k])
+    return out
+
+
+def _shares(d: np.ndarray, sizes: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
+    """Share of ``first`` targets among the k nearest of each query, from the distances ``d``
+    of its candidates (``sizes[i]`` consecutive candidates of query i, at least k, holding
+    every target at or below its k-th distance): ``(less_first + (k - less) * tied_first /
+    tied) / k`` with integer counts, the operations of :func:`squared_knn_share`'s blocks."""
+    rows = np.repeat(np.arange(len(sizes)), sizes)
+    order = np.lexsort((d, rows))
+    kth = d[order[np.cumsum(sizes) - sizes + k - 1]]
+    less = d < kth[rows]
+    tied = d == kth[rows]
+    count = len(sizes)
+    less_first = np.bincount(rows[less & first], minlength=count)
+    n_less = np.bincount(rows[less], minlength=count)
+    tied_first = np.bincount(rows[tied & first], minlength=count)
+    n_tied = np.bincount(rows[tied], minlength=count)
+    value = less_first.astype(float)
+    value += (k - n_less) * tied_first / n_tied
+    return value / k
+
+
+def tree_usable(x: np.ndarray, y: np.ndarray, k: int) -> bool:
+    """Whether :func:`knn_share_in_balls` applies: finite values far from overflow, a few
+    columns, and enough targets for a tree to pay."""
+    return bool(len(x) and len(y) >= max(TREE_RECORDS, k) and 0 < x.shape[1] <= TREE_COLUMNS
+                and np.isfinite(x).all() and np.isfinite(y).all()
+                and max(float(np.abs(x).max()), float(np.abs(y).max())) < 1e100)
+
+
+def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int,
+                       norm: str) -> np.ndarray:
+    """Share of ``is_first`` rows of y among the k nearest rows of y (ties split), for the
+    squared Euclidean distance (``norm="squared"``) or the sum of absolute differences
+    (``"l1"``), each query compared only with the targets in a k-d tree's ball.
+
+    The tree (scipy's ``cKDTree``, Euclidean or L1) gives each query the k-th distance U of its
+    own sums: k targets are within U there, so within U (1 + 1e-12) in exact distances, and
+    every target at or below the exact k-th distance is within U (1 + 1e-9) in the tree's sums
+    (the two roundings differ by far less than 1e-9 relative; a distance 0 is 0 in both). The
+    ball of that radius is listed by the tree and the candidates' distances are computed with
+    the operations of a pass over every pair (:func:`_pair_squared`, :func:`_pair_l1`): the
+    same k-th distance and counts, so the same shares. Work: a tree search (about log m) and
+    the ball per query, instead of m per query.
+    """
+    from scipy.spatial import cKDTree  # numba-free; loaded by the first large search
+
+    first = np.asarray(is_first, dtype=bool)
+    tree = cKDTree(y)
+    p = 2 if norm == "squared" else 1
+    pair = _pair_squared if norm == "squared" else _pair_l1
+    out = np.empty(len(x))
+    for start in range(0, len(x), BALL_QUERIES):
+        stop = min(start + BALL_QUERIES, len(x))
+        q = x[start:stop]
+        bound = tree.query(q, k=[k], p=p)[0][:, 0]
+        balls = tree.query_ball_point(q, bound * (1 + 1e-9), p=p, return_sorted=False)
+        sizes = np.fromiter(map(len, balls), dtype=np.int64, count=len(q))
+        if int(sizes.min()) < k:  # the bound rules this out; kept as a guard
+            raise RuntimeError("a k-d tree ball holds fewer than k targets")
+        tj = np.fromiter(itertools.chain.from_iterable(balls), dtype=np.int64,
+                         count=int(sizes.sum()))
+        qi = np.repeat(np.arange(start, stop), sizes)
+        out[start:stop] = _shares(pair(x, y, qi, tj), sizes, first[tj], k)
+    return out
+
+
 def squared_knn_share(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int) -> np.ndarray:
-    """Share of ``is_first`` rows of y among the k nearest rows of y (ties split)."""
+    """Share of ``is_first`` rows of y among the k nearest rows of y (ties split): in a k-d
+    tree's balls (:func:`knn_share_in_balls`) when :func:`tree_usable`, else every pair."""
+    if tree_usable(x, y, k):
+        return knn_share_in_balls(x, y, is_first, k, "squared")
     out = np.empty(len(x))
     first = np.asarray(is_first, dtype=bool)
     for start, stop, block in _squared_blocks(x, y):
@@ -164,4 +249,5 @@ def squared_knn_share(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int
     return out
 
 
-__all__ = ["squared_ball_counts", "squared_knn_share", "squared_min"]
+__all__ = ["knn_share_in_balls", "squared_ball_counts", "squared_knn_share", "squared_min",
+           "tree_usable"]

@@ -7,8 +7,19 @@ make-up of the k nearest records (DPI), exact, under two distances.
   a pair's distance is the same float as in the nearest-record search. Records are grouped by
   categorical combination: a target combination whose level alone is beyond the radius (or
   beyond the current k-th distance) is skipped with all its records, since numeric terms only
-  add. The single nearest record (DCR) is not searched here but by
-  :func:`capkit.distance.nearest.nearest`.
+  add. Within a combination the targets are sorted by their sum of numeric values, a lower
+  bound of the numeric part (``sum_k |x_k - y_k| >= |sum_k x_k - sum_k y_k|``): the k nearest
+  are first sought outwards from the query's own sum, so the k-th distance falls after a few
+  targets, and only the targets whose sum is within reach of it (or of the radius) are
+  compared. Without a categorical column (one combination) and with enough targets, the k
+  nearest come from a k-d tree's balls instead
+  (:func:`capkit.membership_inference._squared.knn_share_in_balls`). The single nearest record
+  (DCR) is not searched here but by :func:`capkit.distance.nearest.nearest`.
+
+  Cost: the combinations' levels, (query combinations x target combinations); then per query
+  the targets of the combinations within reach (level and sum): about a log plus a window per
+  query on data whose records have near neighbours, every pair only when all sums fall within
+  reach of one another.
 * **Squared Euclidean on the raw columns** (DOMIAS 0.0.5's ``d``: ``sum_k (x_k - y_k)^2``,
   summed in column order, spec ``shared/spec/domias.md`` section 1.4): every pair, in blocks.
 

@@ -13,6 +13,10 @@ candidate's distance is computed with the same operations as a pass over every p
 non-finite values, or when the bound leaves more than half the pairs, every pair is visited.
 On Adult's raw columns (sums dominated by ``fnlwgt``) a few records per query remain.
 
+The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_share_in_balls`,
+also used by the Gower searches without a categorical column): a tree search and the ball per
+query, ``(n + m) log m`` plus the ball's records (k and their ties), instead of every pair.
+
 Apart from :mod:`capkit.membership_inference._neighbours` (whose Gower searches are compiled)
 so that the DOMIAS-compatible attacks do not import numba.
 """

@@ -170,7 +170,7 @@ def _call(family: str, case: str, n: int):
         from capkit.audit import audit
 
         def call():
-            knn = sys.modules.get("capkit.attacks.knn")
+            knn = sys.modules.get("capkit.distance.grid_knn")
             if knn is not None and hasattr(knn, "_ANSWERS"):
                 knn._ANSWERS.clear()  # no k-NN search remembered from the first call
             res = audit(members, {"bootstrap": synthetic}, holdout=holdout, seed=1,

@@ -104,8 +104,8 @@ def child(args: argparse.Namespace) -> None:
 
     def timed(**options) -> dict:
         """One audit, timed, with nothing remembered from an earlier run (the k-NN searches
-        of capkit.attacks.knn): its findings, notes or error, seconds and CPU seconds."""
-        knn = sys.modules.get("capkit.attacks.knn")
+        of capkit.distance.grid_knn): its findings, notes or error, seconds and CPU seconds."""
+        knn = sys.modules.get("capkit.distance.grid_knn")
         if knn is not None and hasattr(knn, "_ANSWERS"):
             knn._ANSWERS.clear()
         start, cpu = time.perf_counter(), time.process_time()

@@ -1,6 +1,7 @@
-"""capkit.attacks.knn: exact k nearest neighbours (a record-by-record reference with the
-lowest-position tie rule, scikit-learn's predictions where no tie decides) and outputs that
-are byte-identical whatever the number of BLAS / OpenMP threads."""
+"""capkit.distance.grid_knn's exact k nearest neighbours and capkit.attacks.knn's classifiers on
+them (a record-by-record reference with the lowest-position tie rule, scikit-learn's
+predictions where no tie decides) and outputs that are byte-identical whatever the number of
+BLAS / OpenMP threads."""
 
 from __future__ import annotations
 
@@ -13,11 +14,8 @@ import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
-from capkit.attacks.knn import (
-    ExactKNeighborsClassifier,
-    ExactKNeighborsRegressor,
-    exact_neighbours,
-)
+from capkit.attacks.knn import ExactKNeighborsClassifier, ExactKNeighborsRegressor
+from capkit.distance.grid_knn import exact_neighbours
 from capkit.errors import CapkitError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +57,7 @@ def test_repeated_rows_every_field_against_record_by_record_reference(seed, k, l
     train = rng.integers(0, levels, (90, 3)) / 2
     query = rng.integers(0, levels + 1, (40, 3)) / 2
     got = exact_neighbours(train, query, k)
-    from capkit.attacks.knn import _bits
+    from capkit.distance.grid_knn import _bits
 
     scale = 2.0 ** _bits(train, query)  # values are multiples of 1/2: on the grid exactly
     for i, q in enumerate(query.tolist()):
@@ -105,7 +103,7 @@ import hashlib
 import numpy as np, pandas as pd
 from capkit import attacks
 from capkit.attacks.inference import attribute_risk
-from capkit.attacks.knn import exact_neighbours
+from capkit.distance.grid_knn import exact_neighbours
 rng = np.random.default_rng(7)
 n = 1500
 def frame(n):
@@ -160,7 +158,7 @@ def test_the_tree_search_of_few_features_gives_the_blocks_answer(monkeypatch, k,
     """Two features and enough distinct points take the k-d tree path; its answer is the
     distance blocks' answer in every field, ties (a coarse grid: many records at equal
     distances, duplicates) included, and the tree settles most queries itself."""
-    from capkit.attacks import knn
+    from capkit.distance import grid_knn
 
     rng = np.random.default_rng(k + (grid or 0))
 
@@ -171,18 +169,18 @@ def test_the_tree_search_of_few_features_gives_the_blocks_answer(monkeypatch, k,
     train, query = draw(3000), draw(2500)
     train[:40] = train[40:80]  # duplicated records: positions decide among them
     settled = []
-    tree = knn._select_tree
+    tree = grid_knn._select_tree
 
     def spy(*args):
         left = tree(*args)
         settled.append(len(args[1]) - len(left))
         return left
 
-    monkeypatch.setattr(knn, "_select_tree", spy)
-    monkeypatch.setattr(knn, "TREE_POINTS", 64)  # the coarse grid has a few hundred points
-    by_tree = knn._search(train, query, k)
-    monkeypatch.setattr(knn, "TREE_FEATURES", 0)
-    by_blocks = knn._search(train, query, k)
+    monkeypatch.setattr(grid_knn, "_select_tree", spy)
+    monkeypatch.setattr(grid_knn, "TREE_POINTS", 64)  # the coarse grid has a few hundred points
+    by_tree = grid_knn._search(train, query, k)
+    monkeypatch.setattr(grid_knn, "TREE_FEATURES", 0)
+    by_blocks = grid_knn._search(train, query, k)
     assert settled and settled[0] > 0
     for field in ("index", "distance", "kth", "n_below", "n_at_kth", "n_at_min"):
         np.testing.assert_array_equal(getattr(by_tree, field), getattr(by_blocks, field),

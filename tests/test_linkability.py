@@ -285,7 +285,7 @@ def test_categories_only_search_equals_the_distance_blocks(k):
     values are those candidates' lowest positions, found without a distance: the same answer
     and the same band as the blocks give (forced here by a numeric column that is 0 everywhere,
     which adds 0 to every distance), and every index equal to a record-by-record search."""
-    from capkit.attacks.neighbors import encode, nearest
+    from capkit.distance.mixed_knn import encode, nearest
 
     rng = np.random.default_rng(k)
     def draw(n: int) -> pd.DataFrame:
@@ -313,7 +313,7 @@ def test_categories_only_search_equals_the_distance_blocks(k):
 
 @pytest.mark.parametrize("k", [1, 3])
 def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
-    """The compiled search (capkit.attacks._block_kernel) against numpy on the whole block of
+    """The compiled search (capkit.distance._mixed_kernel) against numpy on the whole block of
     distances summed column by column: the same distances to the bit, missing numbers included
     (both missing: 1; one missing: NaN, ranked last), the same k-th distance, counts below /
     at it / at the minimum, k nearest (ties by lowest position) and band, whatever the number
@@ -321,8 +321,8 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
     from a second pass (``BAND_SLOTS``). Values on a coarse grid make many ties."""
     import numba
 
-    from capkit.attacks import _block_kernel, neighbors
-    from capkit.attacks.neighbors import encode, nearest
+    from capkit.distance import _mixed_kernel, mixed_knn
+    from capkit.distance.mixed_knn import encode, nearest
 
     rng = np.random.default_rng(11 + k)
     def draw(n: int) -> pd.DataFrame:
@@ -348,13 +348,13 @@ def test_compiled_search_equals_a_block_of_numpy_distances(k, monkeypatch):
                  if ranked[i, c] <= kth[i]}
     widths = (ranked <= kth[:, None]).sum(axis=1)  # bands held by the search and too wide
     assert (widths <= k).sum() >= 3 and (widths > k).sum() >= 3
-    for threads, cells, slots in ((1, 1, neighbors.BAND_SLOTS),
+    for threads, cells, slots in ((1, 1, mixed_knn.BAND_SLOTS),
                                   (numba.config.NUMBA_NUM_THREADS, 1, k),
                                   (numba.config.NUMBA_NUM_THREADS, 1 << 30, k),
                                   (1, 1 << 30, 0)):
         numba.set_num_threads(threads)  # cells: the search size from which threads are used
-        monkeypatch.setattr(_block_kernel, "THREAD_CELLS", cells)
-        monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
+        monkeypatch.setattr(_mixed_kernel, "THREAD_CELLS", cells)
+        monkeypatch.setattr(mixed_knn, "BAND_SLOTS", slots)
         _search_matches_block(nearest, data, k, ranked, block, want_band)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
@@ -383,14 +383,14 @@ def _search_matches_block(nearest, data, k: int, ranked: np.ndarray, block: np.n
 @pytest.mark.parametrize("k, ball", [(1, 256), (3, 256), (1, 0), (3, 0)])
 def test_windowed_search_equals_a_block_of_numpy_distances(k, ball, monkeypatch):
     """The windowed search of large groups (a k-d tree bounds each k-th distance, only the
-    candidates within the bound on one column are compared: ``neighbors._windowed``) against
+    candidates within the bound on one column are compared: ``mixed_knn._windowed``) against
     numpy on the whole block of distances: the same k-th distance, counts, k nearest (ties by
     lowest position) and band, a band listed by the search or by its second pass. Forced on
     every group (``WINDOW_CANDIDATES`` = 1), with slabs or balls (``BALL_WINDOW`` = 0);
     values on a coarse grid make many ties, exact
     copies (distance 0) included, and a query may have its k-th distance >= 1 in its group."""
-    from capkit.attacks import neighbors
-    from capkit.attacks.neighbors import encode, nearest
+    from capkit.distance import mixed_knn
+    from capkit.distance.mixed_knn import encode, nearest
 
     rng = np.random.default_rng(31 + k)
     def draw(n: int) -> pd.DataFrame:
@@ -414,8 +414,8 @@ def test_windowed_search_equals_a_block_of_numpy_distances(k, ball, monkeypatch)
     assert (block.min(axis=1) == 0).sum() >= 10 and (kth >= 1).sum() >= 3
     widths = (block <= kth[:, None]).sum(axis=1)
     assert (widths <= k).sum() >= 3 and (widths > k).sum() >= 3
-    monkeypatch.setattr(neighbors, "WINDOW_CANDIDATES", 1)
-    monkeypatch.setattr(neighbors, "BALL_WINDOW", ball)  # 0: every window a ball
-    for slots in (neighbors.BAND_SLOTS, k):
-        monkeypatch.setattr(neighbors, "BAND_SLOTS", slots)
+    monkeypatch.setattr(mixed_knn, "WINDOW_CANDIDATES", 1)
+    monkeypatch.setattr(mixed_knn, "BALL_WINDOW", ball)  # 0: every window a ball
+    for slots in (mixed_knn.BAND_SLOTS, k):
+        monkeypatch.setattr(mixed_knn, "BAND_SLOTS", slots)
         _search_matches_block(nearest, data, k, block, block, want_band)

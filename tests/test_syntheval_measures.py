@@ -284,12 +284,13 @@ def test_presets_run_their_privacy_entries(frames: tuple) -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_euclid_neighbours_are_scikit_learns(seed: int) -> None:
-    """capkit.syntheval.euclid.k_nearest against scikit-learn's NearestNeighbors as SynthEval
-    calls it (tree search, up to 15 columns): the same distances to the bit, with ties (values
-    on a grid), the table against itself (first neighbour dropped) and weights."""
+    """capkit.distance.neighbours.euclidean_k_nearest (SynthEval's ``euclid``) against
+    scikit-learn's NearestNeighbors as SynthEval calls it (tree search, up to 15 columns): the
+    same distances to the bit, with ties (values on a grid), the table against itself (first
+    neighbour dropped) and weights."""
     from sklearn.neighbors import NearestNeighbors
 
-    from capkit.syntheval import euclid
+    from capkit.distance.neighbours import euclidean_k_nearest
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 4, (60, 5)) / 3
@@ -300,7 +301,7 @@ def test_euclid_neighbours_are_scikit_learns(seed: int) -> None:
         for k in (1, 2):
             nn = NearestNeighbors(n_neighbors=k + 1, **params).fit(b)
             want = nn.kneighbors(a)[0][:, :k]
-            np.testing.assert_array_equal(euclid.k_nearest(a, b, k, weights=w), want)
+            np.testing.assert_array_equal(euclidean_k_nearest(a, b, k, weights=w), want)
             own = NearestNeighbors(n_neighbors=k + 1, **params).fit(a).kneighbors(a)[0]
-            np.testing.assert_array_equal(euclid.k_nearest(a, a.copy(), k, weights=w),
+            np.testing.assert_array_equal(euclidean_k_nearest(a, a.copy(), k, weights=w),
                                           own[:, 1:k + 1])

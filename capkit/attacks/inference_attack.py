@@ -5,7 +5,7 @@ Synthetic Data" (PoPETs 2023; anonymeter's ``InferenceEvaluator``): an attacker 
 auxiliary columns of a record guesses its secret as the secret of the **nearest synthetic
 record** under anonymeter's mixed-type distance. This is capkit's ``"nn"`` attacker with
 ``distance="anonymeter"`` (:mod:`capkit.attacks.nearest_record`, on the exact search of
-:mod:`capkit.attacks.neighbors`); the guesses are anonymeter's on every record whose nearest
+:mod:`capkit.distance.mixed_knn`); the guesses are anonymeter's on every record whose nearest
 synthetic record is not tied. On a tie capkit takes the lowest synthetic position (anonymeter:
 numba's quicksort order); every record reports how many synthetic records tie, whether the tie
 decides the guess, and the successes lie in ``success_range`` for any tie order.

@@ -3,7 +3,7 @@ member's record?
 
 An attacker holds two data sets about the same people, one with the columns ``cols_a``, the
 other with ``cols_b``. For each record they look up the ``n_neighbors`` nearest synthetic records
-of each half (anonymeter's mixed-type distance, :mod:`capkit.attacks.neighbors`); the record is
+of each half (anonymeter's mixed-type distance, :mod:`capkit.distance.mixed_knn`); the record is
 **linked** when the two sets share a synthetic record. capkit attacks every record (anonymeter
 samples 500 by default), keeps each record's neighbours and distances (``.records``), runs the
 same attack on a control set (holdout records not used for the synthesis) and a seeded random
@@ -26,7 +26,7 @@ Cost: each half is searched once per distinct row of its columns (identical rows
 neighbours) and the links are worked out once per distinct pair of rows. A distinct row is
 compared with the synthetic records sharing its non-numeric values; in a group of many of them
 only with those within a k-d tree bound of its k-th distance on one numeric column
-(:func:`capkit.attacks.neighbors.nearest`), so the search costs about ``n log m`` plus the
+(:func:`capkit.distance.mixed_knn.nearest`), so the search costs about ``n log m`` plus the
 candidates near each record, not ``n x m``; the ties' bands cost their sizes. On a bootstrap of
 Adult with 1% noise, 1M members, 500k holdout and 1M synthetic records take 21 to 25 CPU
 seconds (``benchmarks/bench_growth.py --family linkability``). Rows whose nearest synthetic
@@ -43,13 +43,13 @@ import numpy as np
 import pandas as pd
 
 from capkit.attacks._sampling import sample_rows
-from capkit.attacks.neighbors import CELLS, encode, nearest
 from capkit.control import (
     AnonymeterResults,
     ControlComparison,
     attack_risks,
 )
 from capkit.counts.rows import unique_rows
+from capkit.distance.mixed_knn import CELLS, encode, nearest
 from capkit.errors import CapkitError
 
 __all__ = ["LinkabilityResult", "linkability"]

@@ -3,7 +3,7 @@
 anonymeter's inference attack (Giomi et al. 2022, "A Unified Framework for Quantifying Privacy
 Risk in Synthetic Data", PoPETs 2023; its ``InferenceEvaluator``) guesses a target record's
 secret as the secret of its single nearest synthetic record on the auxiliary columns. The
-distance is anonymeter's (:mod:`capkit.attacks.neighbors`, bit-identical): numeric columns
+distance is anonymeter's (:mod:`capkit.distance.mixed_knn`, bit-identical): numeric columns
 divided by their range over the synthetic and the attacked records, then differenced; other
 columns 0/1; summed. The nearest record is a function of the keys alone, so it is found once per
 **key combination** of a :class:`capkit.attacks.grid.Grid`: the candidates are the synthetic key
@@ -24,7 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from capkit.attacks.grid import Grid
-from capkit.attacks.neighbors import encode, nearest
+from capkit.distance.mixed_knn import encode, nearest
 
 __all__ = ["NearestRecords", "nearest_records"]
 

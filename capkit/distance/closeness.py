@@ -6,7 +6,7 @@ synthetic data in different data modalities", 2023), SynthEval and the avatar pa
 et al., "Patient-centric synthetic data generation, no reason to risk re-identification in
 biomedical data analysis", npj Digital Medicine 2023) are functions of a few arrays of nearest-
 record distances. They are written here once, as functions of those arrays; the distances come
-from an exact nearest-record search (:func:`capkit.attacks.knn.exact_neighbours` for Euclidean
+from an exact nearest-record search (:func:`capkit.distance.grid_knn.exact_neighbours` for Euclidean
 distances, :mod:`capkit.distance.nearest` for Gower's). Notation: ``d_rs[i]`` is the distance of
 real record i to its nearest synthetic record, ``d_rr[i]`` to its nearest *other* real record.
 

@@ -19,6 +19,9 @@ among equally close records, whatever the number of threads.
 
 Used by :func:`capkit.distance.dcr` (Gower; Minieri 2022) and by SDMetrics' DCR
 (:mod:`capkit.sdmetrics.dcr_distance`), whose numeric terms are capped at 1 (``numeric_cap``).
+Its siblings find k nearest records: :mod:`~capkit.distance.neighbours` (this search run k
+times, for SynthEval's measures), :mod:`~capkit.distance.mixed_knn` (anonymeter's distance) and
+:mod:`~capkit.distance.grid_knn` (Euclidean, on a grid).
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""k nearest records under the Gower distance, jointly encoded tables, and the self rule.
+"""k nearest *distances* as SynthEval's measures take them: under its Gower distance on jointly
+encoded tables (:func:`k_nearest`) or its Euclidean one (:func:`euclidean_k_nearest`), with its
+self rule.
+
+How it differs from its siblings in :mod:`capkit.distance`: :mod:`~capkit.distance.nearest` is
+the one-nearest-record search this module's Gower case runs k times;
+:mod:`~capkit.distance.neighbour_risk` holds the measures computed from these distances;
+:mod:`~capkit.distance.mixed_knn` (anonymeter's distance) and :mod:`~capkit.distance.grid_knn`
+(Euclidean, exact on a grid) return the neighbours' positions under a tie rule, for the attacks.
 
 The measures of :mod:`capkit.distance.neighbour_risk` (nearest-neighbour distance ratio,
 adversarial accuracy, epsilon-identifiability, the median-DCR ratio, the hitting rate) work on
@@ -25,6 +33,13 @@ Self rule: when a table is searched against itself, a record is not its own neig
 distance matrix whenever the two tables are equal *in content* (``np.array_equal``), so a
 synthetic table that is a verbatim copy of the real one is treated as "real against itself"
 (``self_rule="content"``), and the record itself stays a candidate at distance 1.
+
+SynthEval's ``nn_distance='euclid'`` (:func:`euclidean_k_nearest`) finds neighbours with
+scikit-learn's ``NearestNeighbors`` (Minkowski, p = 2, optionally weighted:
+sqrt(sum_k w_k (x_k - y_k)^2)); there the squared differences are added column by column in
+data order and the square root is taken, which is how scikit-learn's tree search (its choice
+for up to 15 columns) rounds each distance, so the distances are SynthEval's to the bit there
+(:mod:`capkit.syntheval.euclid`). No BLAS is involved: the numbers do not depend on the machine.
 """
 
 from __future__ import annotations
@@ -43,6 +58,9 @@ from capkit.distance.nearest import nearest
 from capkit.errors import CapkitError
 
 SELF_RULES = ("identity", "content")
+#: Pair distances held in memory at once by :func:`euclidean_k_nearest` (rows of ``a`` per
+#: block x rows of ``b``).
+PAIR_BLOCK = 2**21
 
 
 @functools.cache
@@ -263,5 +281,39 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     return out
 
 
-__all__ = ["Encoded", "SELF_RULES", "Weights", "joint_encode", "k_nearest", "legacy_state",
-           "one_thread", "pair_distance"]
+def euclidean_k_nearest(a: np.ndarray, b: np.ndarray, k: int, *,
+                        weights: np.ndarray | None = None, self_rule: str = "content",
+                        same: bool = False) -> np.ndarray:
+    """Euclidean distances of each row of ``a`` to its k nearest rows of ``b`` (n_a, k), sorted
+    (SynthEval's ``nn_distance='euclid'``, module docstring).
+
+    ``self_rule="content"`` (SynthEval): when ``a`` and ``b`` are equal in content, the first
+    (smallest) distance is dropped. ``"identity"``: when ``same``, a row is not its own
+    neighbour. ``inf`` where ``b`` has too few rows.
+    """
+    if self_rule not in ("content", "identity"):
+        raise CapkitError(f"self_rule must be 'content' or 'identity', got {self_rule!r}")
+    drop_first = self_rule == "content" and a.shape == b.shape and np.array_equal(a, b)
+    skip_diagonal = self_rule == "identity" and same
+    take = k + 1 if drop_first else k
+    n_a, n_b = len(a), len(b)
+    out = np.full((n_a, take), np.inf)
+    width = min(take, n_b)
+    block = max(1, PAIR_BLOCK // max(n_b, 1))
+    for start in range(0, n_a, block):
+        stop = min(start + block, n_a)
+        squared = np.zeros((stop - start, n_b))
+        for j in range(a.shape[1]):  # column order, as the tree search adds them
+            diff = a[start:stop, j, None] - b[None, :, j]
+            squared += diff * diff if weights is None else weights[j] * (diff * diff)
+        if skip_diagonal:
+            rows = np.arange(start, stop)
+            squared[rows - start, rows] = np.inf
+        if width:
+            part = np.partition(squared, width - 1, axis=1)[:, :width]
+            out[start:stop, :width] = np.sqrt(np.sort(part, axis=1))
+    return out[:, 1:] if drop_first else out
+
+
+__all__ = ["PAIR_BLOCK", "SELF_RULES", "Encoded", "Weights", "euclidean_k_nearest",
+           "joint_encode", "k_nearest", "legacy_state", "one_thread", "pair_distance"]

@@ -1,12 +1,12 @@
 """The face's one Euclidean nearest-record call: capkit's exact k-NN search
-(:func:`capkit.attacks.knn.exact_neighbours`, ties to the lowest position), with the distances
+(:func:`capkit.distance.grid_knn.exact_neighbours`, ties to the lowest position), with the distances
 of the chosen records recomputed in float64 on the features as given."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from capkit.attacks.knn import exact_neighbours
+from capkit.distance.grid_knn import exact_neighbours
 
 __all__ = ["Searches", "euclid"]
 

@@ -27,48 +27,14 @@ import numpy as np
 
 from capkit.distance.neighbour_risk import entropy, median_ratio, nnaa_with
 from capkit.distance.neighbours import Encoded
+from capkit.distance.neighbours import euclidean_k_nearest as k_nearest
 from capkit.errors import CapkitError
-
-#: Pair distances held in memory at once (rows of ``a`` per block x rows of ``b``).
-PAIR_BLOCK = 2**21
 
 
 def columns(table: Encoded, order: np.ndarray) -> np.ndarray:
     """The encoded table as one float matrix in data column order (``order``: for each data
     column, its position in ``concat(cat, num)``)."""
     return np.column_stack([table.cat.astype(np.float64), table.num])[:, order]
-
-
-def k_nearest(a: np.ndarray, b: np.ndarray, k: int, *, weights: np.ndarray | None = None,
-              self_rule: str = "content", same: bool = False) -> np.ndarray:
-    """Euclidean distances of each row of ``a`` to its k nearest rows of ``b`` (n_a, k), sorted.
-
-    ``self_rule="content"`` (SynthEval): when ``a`` and ``b`` are equal in content, the first
-    (smallest) distance is dropped. ``"identity"``: when ``same``, a row is not its own
-    neighbour. ``inf`` where ``b`` has too few rows.
-    """
-    if self_rule not in ("content", "identity"):
-        raise CapkitError(f"self_rule must be 'content' or 'identity', got {self_rule!r}")
-    drop_first = self_rule == "content" and a.shape == b.shape and np.array_equal(a, b)
-    skip_diagonal = self_rule == "identity" and same
-    take = k + 1 if drop_first else k
-    n_a, n_b = len(a), len(b)
-    out = np.full((n_a, take), np.inf)
-    width = min(take, n_b)
-    block = max(1, PAIR_BLOCK // max(n_b, 1))
-    for start in range(0, n_a, block):
-        stop = min(start + block, n_a)
-        squared = np.zeros((stop - start, n_b))
-        for j in range(a.shape[1]):  # column order, as the tree search adds them
-            diff = a[start:stop, j, None] - b[None, :, j]
-            squared += diff * diff if weights is None else weights[j] * (diff * diff)
-        if skip_diagonal:
-            rows = np.arange(start, stop)
-            squared[rows - start, rows] = np.inf
-        if width:
-            part = np.partition(squared, width - 1, axis=1)[:, :width]
-            out[start:stop, :width] = np.sqrt(np.sort(part, axis=1))
-    return out[:, 1:] if drop_first else out
 
 
 def median_dcr_ratio(real: np.ndarray, synthetic: np.ndarray, *, self_rule: str = "content",
@@ -148,4 +114,4 @@ def eps_risk(real_num: np.ndarray, synthetic_num: np.ndarray, *, self_rule: str 
     return {"eps_risk": float(np.sum(outside - inside < 0) / float(len(real_num)))}
 
 
-__all__ = ["PAIR_BLOCK", "columns", "eps_risk", "k_nearest", "median_dcr_ratio", "nnaa", "nndr"]
+__all__ = ["columns", "eps_risk", "median_dcr_ratio", "nnaa", "nndr"]

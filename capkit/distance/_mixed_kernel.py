@@ -1,7 +1,7 @@
 """Compiled kernels (numba): anonymeter's mixed-type distances, the k nearest and the band of
 each query, without holding a block of distances.
 
-A distance is summed as :func:`capkit.attacks.neighbors.pair_distances` sums it:
+A distance is summed as :func:`capkit.distance.mixed_knn.pair_distances` sums it:
 ``|x_0 - y_0|``, then ``+ |x_j - y_j|`` for the other numeric columns in order (a missing
 number on both sides is 1), then ``+ 1.0`` (or ``+ 0.0``) per categorical code, differing or
 not: the same floating-point operations in the same order for every cell (no fast-math, so

@@ -1,5 +1,12 @@
 """Exact k nearest synthetic records under anonymeter's mixed-type distance, for every record.
 
+How it differs from its siblings in :mod:`capkit.distance`: :mod:`~capkit.distance.nearest`
+finds the one nearest record under Gower's level-plus-L1 sum (every DCR);
+:mod:`~capkit.distance.neighbours` the k nearest distances SynthEval's measures take;
+:mod:`~capkit.distance.grid_knn` the k nearest under the Euclidean distance on a grid. This one
+is anonymeter's distance, with the counts of tied candidates and the band at the k-th distance
+that the linkability and inference attacks (:mod:`capkit.attacks`) need.
+
 The distance (Giomi et al. 2022, "A Unified Framework for Quantifying Privacy Risk in Synthetic
 Data", PoPETs 2023; anonymeter's ``MixedTypeKNeighbors``) between a record x and a candidate y
 over the given columns is a sum, numeric columns first then the others, each group in name
@@ -28,7 +35,7 @@ with the candidates whose term on one numeric column is within a k-d tree bound 
 distance (:func:`_windowed`): a sum of non-negative terms is at least each term, so no other
 candidate can be as close; the answer is the same, the work about ``log m`` plus those
 candidates per record instead of the group's size. The distances are read by
-compiled kernels (:mod:`capkit.attacks._block_kernel`), each query by one thread, without
+compiled kernels (:mod:`capkit.distance._mixed_kernel`), each query by one thread, without
 holding a block of distances; there is no Python loop over records.
 """
 
@@ -41,9 +48,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from capkit.attacks import _block_kernel
-from capkit.attacks.queries import column_kind
 from capkit.counts.rows import unique_rows
+from capkit.data.labels import is_numeric
+from capkit.distance import _mixed_kernel
 from capkit.errors import CapkitError
 
 __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
@@ -105,8 +112,7 @@ def encode(queries: pd.DataFrame, candidates: pd.DataFrame, columns: list[str],
         for frame, name in ((queries, names[0]), (candidates, names[1])):
             if column not in frame.columns:
                 raise CapkitError(f"column {column!r} is missing from {name}")
-        kinds = (column_kind(queries[column]) == "numeric",
-                 column_kind(candidates[column]) == "numeric")
+        kinds = (is_numeric(queries[column]), is_numeric(candidates[column]))
         if kinds[0] != kinds[1]:
             raise CapkitError(
                 f"column {column!r} is {'numeric' if kinds[1] else 'not numeric'} in "
@@ -144,7 +150,7 @@ def encode(queries: pd.DataFrame, candidates: pd.DataFrame, columns: list[str],
 def pair_distances(data: MixedData, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Distance of query ``rows[i]`` to candidate ``cols[i]`` for every i, summed in
     anonymeter's order (numbers, then the others): bit-identical to the distances
-    :func:`nearest` ranks (:mod:`capkit.attacks._block_kernel`)."""
+    :func:`nearest` ranks (:mod:`capkit.distance._mixed_kernel`)."""
     acc = np.zeros(len(rows))
     term = np.empty(len(rows)) if len(data.numeric) > 1 else None
     for j in range(len(data.numeric)):
@@ -277,7 +283,7 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
     candidates with ``|x_j - y_j| <= U`` (a contiguous run of the candidates sorted on column
     j), is widened by 1e-9 of ``U + |x_j|`` to cover the rounding of its ends; j is, per query,
     the column with the narrowest window. The window is then searched in ascending positions,
-    as the whole group would be, by :func:`capkit.attacks._block_kernel.nearest_windows`: the
+    as the whole group would be, by :func:`capkit.distance._mixed_kernel.nearest_windows`: the
     same floats, counts and ties. A window wider than :data:`BALL_WINDOW` is replaced by the
     candidates the tree finds in the L1 ball of radius U (raised by a relative 1e-9 once more:
     a candidate at or below the k-th distance is within U of the query in the tree's sums too),
@@ -320,7 +326,7 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
             lo[wide[sure]], hi[wide[sure]] = starts[sure], starts[sure] + sizes[sure]
             pool = np.concatenate([pool, inside])
         pool, use = pool[None, :], np.zeros(len(rows), dtype=np.int64)
-        found = _block_kernel.nearest_windows(data.query_num, pool, data.cand_num, use, lo,
+        found = _mixed_kernel.nearest_windows(data.query_num, pool, data.cand_num, use, lo,
                                               hi, np.asarray(rows, np.int64), k, BAND_SLOTS)
         exact = (found[0] < 1.0) | (not several_groups)
         if not exact.all():
@@ -337,7 +343,7 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
         wide = np.flatnonzero(~held[:, 0])
         if len(wide):
             start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
-            r, c, at = _block_kernel.band_windows(data.query_num, pool, data.cand_num,
+            r, c, at = _mixed_kernel.band_windows(data.query_num, pool, data.cand_num,
                                                   use[wide], lo[wide], hi[wide],
                                                   np.asarray(rows[wide], np.int64), kth[wide],
                                                   start)
@@ -354,8 +360,8 @@ def _search(data: MixedData, rows: np.ndarray, columns: tuple[np.ndarray, np.nda
             with_cat: bool) -> tuple[np.ndarray, ...]:
     """k-th distance, counts below / at it / at the minimum, and the k nearest (places among
     the candidates of ``columns``, distances) of query ``rows``
-    (:func:`capkit.attacks._block_kernel.nearest_rows`)."""
-    return _block_kernel.nearest_rows(data.query_num, data.query_cat, *columns,
+    (:func:`capkit.distance._mixed_kernel.nearest_rows`)."""
+    return _mixed_kernel.nearest_rows(data.query_num, data.query_cat, *columns,
                                       np.asarray(rows, dtype=np.int64), k, with_cat,
                                       data.nan_free, BAND_SLOTS)
 
@@ -382,7 +388,7 @@ def _fill(data: MixedData, found: tuple[np.ndarray, ...], keep: np.ndarray, rows
     wide = np.flatnonzero(~held[:, 0]) if band.shape[1] else np.arange(len(rows))
     if len(wide):  # the others' distances computed again, their band listed
         start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
-        r, c, at = _block_kernel.band_rows(data.query_num, data.query_cat, *columns,
+        r, c, at = _mixed_kernel.band_rows(data.query_num, data.query_cat, *columns,
                                            np.asarray(rows[wide], dtype=np.int64), kth[wide],
                                            start, with_cat, data.nan_free)
         on_band(rows[wide[r]], cands[c], at)

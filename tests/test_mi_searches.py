@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from capkit.membership_inference import _neighbours, _squared
+from capkit.distance import radius, squared
 
 
 def _every_pair_share(d: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
@@ -41,24 +41,24 @@ def _case(rng: np.random.Generator, n: int, m: int, p: int) -> tuple[np.ndarray,
 def test_knn_share_in_balls_equals_every_pair(monkeypatch, seed: int) -> None:
     """DPI in a k-d tree's balls, squared Euclidean and L1: the shares of every pair, bit for
     bit (integer counts, then the same float operations), with the queries in several batches."""
-    monkeypatch.setattr(_squared, "BALL_QUERIES", 17)
+    monkeypatch.setattr(squared, "BALL_QUERIES", 17)
     rng = np.random.default_rng(seed)
     for _ in range(12):
         n, m, p = int(rng.integers(5, 120)), int(rng.integers(30, 200)), int(rng.integers(1, 6))
         k = int(rng.integers(1, min(25, m) + 1))
         x, y = _case(rng, n, m, p)
         first = rng.random(m) < 0.4
-        squared = ((x[:, None, :] - y[None, :, :]) ** 2)
+        diff2 = (x[:, None, :] - y[None, :, :]) ** 2
         d_sq = np.zeros((n, m))
         for c in range(p):  # column order, as the blocks add them
-            d_sq += squared[:, :, c]
+            d_sq += diff2[:, :, c]
         d_l1 = np.zeros((n, m))
         for c in range(p):
             d_l1 += np.abs(x[:, None, c] - y[None, :, c])
         np.testing.assert_array_equal(
-            _squared.knn_share_in_balls(x, y, first, k, "squared"),
+            squared.knn_share_in_balls(x, y, first, k, "squared"),
             _every_pair_share(d_sq, first, k))
-        np.testing.assert_array_equal(_squared.knn_share_in_balls(x, y, first, k, "l1"),
+        np.testing.assert_array_equal(squared.knn_share_in_balls(x, y, first, k, "l1"),
                                       _every_pair_share(d_l1, first, k))
 
 
@@ -71,10 +71,10 @@ def test_dpi_paths_agree(monkeypatch, seed: int) -> None:
     n, m, p, k = 150, 260, 3, 7
     x, y = _case(rng, n, m, p)
     first = rng.random(m) < 0.5
-    want_sq = _squared.squared_knn_share(x, y, first, k)  # m < TREE_RECORDS: every pair
+    want_sq = squared.squared_knn_share(x, y, first, k)  # m < TREE_RECORDS: every pair
     no_cat = np.zeros((n, 0), dtype=np.int64), np.zeros((m, 0), dtype=np.int64)
-    want_l1 = _neighbours.gower_knn_share(no_cat[0], x, no_cat[1], y, np.zeros(0), first, k)
-    monkeypatch.setattr(_squared, "TREE_RECORDS", 10)
-    np.testing.assert_array_equal(_squared.squared_knn_share(x, y, first, k), want_sq)
+    want_l1 = radius.gower_knn_share(no_cat[0], x, no_cat[1], y, np.zeros(0), first, k)
+    monkeypatch.setattr(squared, "TREE_RECORDS", 10)
+    np.testing.assert_array_equal(squared.squared_knn_share(x, y, first, k), want_sq)
     np.testing.assert_array_equal(
-        _neighbours.gower_knn_share(no_cat[0], x, no_cat[1], y, np.zeros(0), first, k), want_l1)
+        radius.gower_knn_share(no_cat[0], x, no_cat[1], y, np.zeros(0), first, k), want_l1)

@@ -1,5 +1,7 @@
-"""Compiled searches beyond the single nearest record: records within a radius (MC) and the
-make-up of the k nearest records (DPI), exact, under two distances.
+"""Records within a radius, and the make-up of the k nearest records, under the Gower
+distance: compiled, exact searches beyond the single nearest record (membership inference's MC
+ball counts and DPI's share of synthetic records among the k nearest; the squared Euclidean
+counterparts live in :mod:`capkit.distance.squared`).
 
 * **Gower** (unnormalised, as :func:`capkit.distance.nearest.nearest` computes it): the
   categorical level ``sum_k w_k [a_k != b_k]`` plus the numeric terms ``|x_k - y_k|`` (values
@@ -13,15 +15,13 @@ make-up of the k nearest records (DPI), exact, under two distances.
   targets, and only the targets whose sum is within reach of it (or of the radius) are
   compared. Without a categorical column (one combination) and with enough targets, the k
   nearest come from a k-d tree's balls instead
-  (:func:`capkit.membership_inference._squared.knn_share_in_balls`). The single nearest record
+  (:func:`capkit.distance.squared.knn_share_in_balls`). The single nearest record
   (DCR) is not searched here but by :func:`capkit.distance.nearest.nearest`.
 
   Cost: the combinations' levels, (query combinations x target combinations); then per query
   the targets of the combinations within reach (level and sum): about a log plus a window per
   query on data whose records have near neighbours, every pair only when all sums fall within
   reach of one another.
-* **Squared Euclidean on the raw columns** (DOMIAS 0.0.5's ``d``: ``sum_k (x_k - y_k)^2``,
-  summed in column order, spec ``shared/spec/domias.md`` section 1.4): every pair, in blocks.
 
 The kernels run on one thread, except the ball counts of a large combination, which numba's
 threads share out query by query (each query's count is one thread's sum, so the counts do not
@@ -37,13 +37,8 @@ import numpy as np
 
 from capkit.counts.encode import combine_codes
 from capkit.counts.rows import unique_rows
+from capkit.distance import squared
 from capkit.distance._kernel import count_differing, keep_smallest
-from capkit.membership_inference import _squared
-from capkit.membership_inference._squared import (  # noqa: F401  (names kept here too)
-    squared_ball_counts,
-    squared_knn_share,
-    squared_min,
-)
 
 #: Record pairs of one combination from which the ball counts go to several threads.
 PARALLEL_PAIRS = 1 << 20
@@ -388,10 +383,10 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
 def gower_knn_share(cat_q, num_q, cat_t, num_t, w_cat, is_first: np.ndarray,
                     k: int) -> np.ndarray:
     """Share of ``is_first`` targets among the k nearest targets of every query (ties split)."""
-    if cat_q.shape[1] == 0 and _squared.tree_usable(num_q, num_t, k):
+    if cat_q.shape[1] == 0 and squared.tree_usable(num_q, num_t, k):
         # numeric columns only: every target at level 0, the k nearest in a k-d tree's balls
         # (the same floats as _pair: 0.0 plus the terms in column order)
-        return _squared.knn_share_in_balls(np.asarray(num_q, dtype=np.float64),
+        return squared.knn_share_in_balls(np.asarray(num_q, dtype=np.float64),
                                            np.asarray(num_t, dtype=np.float64), is_first, k,
                                            "l1")
     grouping, num_q, num_t, prune, sum_q, sum_t, margin = _by_sums(cat_q, num_q, cat_t, num_t)
@@ -402,5 +397,4 @@ def gower_knn_share(cat_q, num_q, cat_t, num_t, w_cat, is_first: np.ndarray,
     return share
 
 
-__all__ = ["gower_ball_counts", "gower_knn_share", "squared_ball_counts", "squared_knn_share",
-           "squared_min"]
+__all__ = ["gower_ball_counts", "gower_knn_share"]

@@ -17,7 +17,7 @@ The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_sha
 also used by the Gower searches without a categorical column): a tree search and the ball per
 query, ``(n + m) log m`` plus the ball's records (k and their ties), instead of every pair.
 
-Apart from :mod:`capkit.membership_inference._neighbours` (whose Gower searches are compiled)
+Apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled)
 so that the DOMIAS-compatible attacks do not import numba.
 """
 
@@ -163,7 +163,7 @@ def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
 def _pair_l1(x: np.ndarray, y: np.ndarray, qi: np.ndarray, tj: np.ndarray) -> np.ndarray:
     """0.0 + sum_k |x_qi,k - y_tj,k| for each pair, added in column order: the floats of the
     Gower search's pairs without a categorical column
-    (:mod:`capkit.membership_inference._neighbours`)."""
+    (:mod:`capkit.distance.radius`)."""
     out = np.zeros(len(qi))
     for k in range(x.shape[1]):
         out += np.abs(x[qi, k] - y[tj, k])

@@ -78,3 +78,38 @@ def test_dpi_paths_agree(monkeypatch, seed: int) -> None:
     np.testing.assert_array_equal(squared.squared_knn_share(x, y, first, k), want_sq)
     np.testing.assert_array_equal(
         radius.gower_knn_share(no_cat[0], x, no_cat[1], y, np.zeros(0), first, k), want_l1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nearest_and_ball_counts_in_balls_equal_every_pair(monkeypatch, seed: int) -> None:
+    """The nearest squared distance and MC's counts within a radius through a k-d tree (forced
+    by lowering the thresholds): the floats and integers of every pair, with radii on the grid
+    of the distances (pairs exactly on the radius are outside: strict), for the squared
+    distance and for the Gower sum without a categorical column (divided by its weight)."""
+    monkeypatch.setattr(squared, "BALL_QUERIES", 13)
+    monkeypatch.setattr(squared, "TREE_RECORDS", 10)
+    monkeypatch.setattr(squared, "SUMS_PER_ROW", 0)
+    rng = np.random.default_rng(200 + seed)
+    for _ in range(10):
+        n, m, p = int(rng.integers(5, 120)), int(rng.integers(30, 200)), int(rng.integers(1, 6))
+        x, y = _case(rng, n, m, p)
+        d_sq = np.zeros((n, m))
+        d_l1 = np.zeros((n, m))
+        for c in range(p):  # column order, as the blocks and the compiled kernel add them
+            diff = x[:, None, c] - y[None, :, c]
+            d_sq += diff * diff
+            d_l1 += np.abs(diff)
+        nearest_ = d_sq.min(axis=1)
+        np.testing.assert_array_equal(squared.squared_min(x, y), nearest_)
+        for r in (float(np.median(nearest_)), float(np.quantile(d_sq, 0.05)), 0.0):
+            want = (d_sq < r).sum(axis=1)
+            np.testing.assert_array_equal(squared.squared_ball_counts(x, y, r), want)
+            np.testing.assert_array_equal(
+                squared.squared_ball_counts(x, y, r, nearest=nearest_), want)
+        total = float(rng.choice([1.0, 3.0, 7.0]))
+        no_cat = np.zeros((n, 0), dtype=np.int64), np.zeros((m, 0), dtype=np.int64)
+        for r in (float(np.median(d_l1.min(axis=1))) / total,
+                  float(np.quantile(d_l1, 0.05)) / total):
+            want = (d_l1 / total < r).sum(axis=1)
+            got = radius.gower_ball_counts(no_cat[0], x, no_cat[1], y, np.zeros(0), total, r)
+            np.testing.assert_array_equal(got, want)

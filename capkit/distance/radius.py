@@ -352,6 +352,12 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
     """Number of target records t with D(q, t) / total_weight < radius, for every query q
     (the queries of a combination with ``parallel_pairs`` record pairs or more are shared out
     to numba's threads)."""
+    if cat_q.shape[1] == 0 and squared.tree_usable(num_q, num_t, 1):
+        # numeric columns only: every target at level 0, the ball searched in a k-d tree (L1;
+        # the same floats as _inside: 0.0 plus the terms in column order, then the division)
+        return squared.ball_counts_in_balls(np.asarray(num_q, dtype=np.float64),
+                                            np.asarray(num_t, dtype=np.float64), float(radius),
+                                            "l1", float(total_weight))
     grouping, num_q, num_t, prune, sum_q, sum_t, margin = _by_sums(cat_q, num_q, cat_t, num_t)
     w, equal = _weights(w_cat)
     # the slack covers the rounding of the sums and of the division by the total weight many

@@ -35,8 +35,12 @@ WINDOW = 8
 #: DPI: targets from which the k nearest are searched in a k-d tree's balls, and the most
 #: columns for which a tree pays.
 TREE_RECORDS, TREE_COLUMNS = 2048, 16
-#: DPI: queries whose balls are listed at once.
+#: Queries whose k-d tree balls are listed at once.
 BALL_QUERIES = 1 << 14
+#: Candidates per query of the search on sums past which the nearest distance and the ball
+#: counts go to a k-d tree (when :func:`tree_usable`): few on Adult's raw columns, where the
+#: sums (dominated by ``fnlwgt``) leave a few records per query.
+SUMS_PER_ROW = 64
 
 
 def _squared_blocks(x: np.ndarray, y: np.ndarray):
@@ -125,7 +129,10 @@ def squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         bound = _pair_squared(x, by.y, np.repeat(rows, near.shape[1]), near.ravel()).reshape(
             near.shape).min(axis=1)
         lo, hi = by.ranges(rows, bound)
-        if int((hi - lo).sum()) <= len(x) * len(y) // 2:
+        pairs = int((hi - lo).sum())
+        if pairs > SUMS_PER_ROW * len(x) and tree_usable(x, y, 1):
+            return _tree_min(x, y)
+        if pairs <= len(x) * len(y) // 2:
             found = _reduce_pairs(x, by, rows, lo, hi, np.minimum.reduceat)
             return np.minimum(found, bound)  # bound: a distance reached (both exact floats)
     out = np.empty(len(x))
@@ -148,7 +155,11 @@ def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
     if _usable(x, y) and len(rows) and np.isfinite(radius) and radius >= 0:
         by = _BySums(x, y)
         lo, hi = by.ranges(rows, np.full(len(rows), float(radius)))
-        if int((hi - lo).sum()) <= len(rows) * len(y) // 2:
+        pairs = int((hi - lo).sum())
+        if pairs > SUMS_PER_ROW * len(rows) and tree_usable(x, y, 1):
+            out[rows] = ball_counts_in_balls(x[rows], y, float(radius), "squared")
+            return out
+        if pairs <= len(rows) * len(y) // 2:
             def inside(d: np.ndarray, starts: np.ndarray) -> np.ndarray:
                 return np.add.reduceat((d < radius).astype(np.int64), starts)
 
@@ -191,11 +202,73 @@ def _shares(d: np.ndarray, sizes: np.ndarray, first: np.ndarray, k: int) -> np.n
 
 
 def tree_usable(x: np.ndarray, y: np.ndarray, k: int) -> bool:
-    """Whether :func:`knn_share_in_balls` applies: finite values far from overflow, a few
-    columns, and enough targets for a tree to pay."""
-    return bool(len(x) and len(y) >= max(TREE_RECORDS, k) and 0 < x.shape[1] <= TREE_COLUMNS
-                and np.isfinite(x).all() and np.isfinite(y).all()
-                and max(float(np.abs(x).max()), float(np.abs(y).max())) < 1e100)
+    """Whether the k-d tree searches apply: finite values far from overflow and from
+    underflow (every non-zero value at least 1e-100 in size, so that a square of a difference
+    is a normal float and the tree's rounding stays relative), a few columns, and enough
+    targets for a tree to pay."""
+    if not (len(x) and len(y) >= max(TREE_RECORDS, k) and 0 < x.shape[1] <= TREE_COLUMNS
+            and np.isfinite(x).all() and np.isfinite(y).all()):
+        return False
+    size = np.abs(np.concatenate([x.ravel(), y.ravel()]))
+    size = size[size > 0]
+    return bool(len(size) == 0 or (size.max() < 1e100 and size.min() >= 1e-100))
+
+
+def _tree_balls(tree, q: np.ndarray, radius: np.ndarray, p: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The targets in each query's ball (scipy's ``query_ball_point``, distance <= radius):
+    the number per query and the targets, query after query."""
+    balls = tree.query_ball_point(q, radius, p=p, return_sorted=False)
+    sizes = np.fromiter(map(len, balls), dtype=np.int64, count=len(q))
+    return sizes, np.fromiter(itertools.chain.from_iterable(balls), dtype=np.int64,
+                              count=int(sizes.sum()))
+
+
+def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`squared_min` by a k-d tree (Euclidean): the tree's nearest distance U, then the
+    exact distances of the targets within U (1 + 1e-9) of the tree, which hold every target at
+    the exact minimum (:func:`knn_share_in_balls`' argument with k = 1)."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(y)
+    out = np.empty(len(x))
+    for start in range(0, len(x), BALL_QUERIES):
+        stop = min(start + BALL_QUERIES, len(x))
+        q = x[start:stop]
+        sizes, tj = _tree_balls(tree, q, tree.query(q, k=1, p=2)[0] * (1 + 1e-9), 2)
+        if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
+            raise RuntimeError("a k-d tree ball holds no target")
+        d = _pair_squared(x, y, np.repeat(np.arange(start, stop), sizes), tj)
+        out[start:stop] = np.minimum.reduceat(d, np.cumsum(sizes) - sizes)
+    return out
+
+
+def ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
+                         scale: float = 1.0) -> np.ndarray:
+    """#{j : d(x_i, y_j) / scale < radius} for every row of x, d the squared Euclidean
+    distance (``norm="squared"``, scale 1) or the sum of absolute differences (``"l1"``),
+    each query compared only with the targets in a k-d tree's ball of radius sqrt(radius)
+    (squared) or radius x scale (L1), raised by 1e-9: a target inside in exact distances is
+    inside the raised ball in the tree's sums (their roundings differ by far less). The
+    candidates' distances are computed as a pass over every pair computes them, so the counts
+    are the same integers. Work: a tree search and the ball per query."""
+    from scipy.spatial import cKDTree
+
+    out = np.zeros(len(x), dtype=np.int64)
+    if not radius > 0:  # nothing is strictly within 0 (or a NaN radius)
+        return out
+    tree = cKDTree(y)
+    p = 2 if norm == "squared" else 1
+    pair = _pair_squared if norm == "squared" else _pair_l1
+    reach = (np.sqrt(radius) if norm == "squared" else radius * scale) * (1 + 1e-9)
+    for start in range(0, len(x), BALL_QUERIES):
+        stop = min(start + BALL_QUERIES, len(x))
+        sizes, tj = _tree_balls(tree, x[start:stop], np.full(stop - start, reach), p)
+        local = np.repeat(np.arange(stop - start), sizes)
+        d = pair(x, y, local + start, tj)
+        inside = (d / scale < radius) if norm == "l1" else (d < radius)
+        out[start:stop] = np.bincount(local[inside], minlength=stop - start)
+    return out
 
 
 def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int,
@@ -224,12 +297,9 @@ def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: in
         stop = min(start + BALL_QUERIES, len(x))
         q = x[start:stop]
         bound = tree.query(q, k=[k], p=p)[0][:, 0]
-        balls = tree.query_ball_point(q, bound * (1 + 1e-9), p=p, return_sorted=False)
-        sizes = np.fromiter(map(len, balls), dtype=np.int64, count=len(q))
+        sizes, tj = _tree_balls(tree, q, bound * (1 + 1e-9), p)
         if int(sizes.min()) < k:  # the bound rules this out; kept as a guard
             raise RuntimeError("a k-d tree ball holds fewer than k targets")
-        tj = np.fromiter(itertools.chain.from_iterable(balls), dtype=np.int64,
-                         count=int(sizes.sum()))
         qi = np.repeat(np.arange(start, stop), sizes)
         out[start:stop] = _shares(pair(x, y, qi, tj), sizes, first[tj], k)
     return out
@@ -253,5 +323,5 @@ def squared_knn_share(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int
     return out
 
 
-__all__ = ["knn_share_in_balls", "squared_ball_counts", "squared_knn_share", "squared_min",
-           "tree_usable"]
+__all__ = ["ball_counts_in_balls", "knn_share_in_balls", "squared_ball_counts",
+           "squared_knn_share", "squared_min", "tree_usable"]

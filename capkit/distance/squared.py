@@ -11,7 +11,10 @@ the sums and distances (``1e-9`` relative, ``1e-9 p max sum |row|`` absolute), a
 candidate's distance is computed with the same operations as a pass over every pair
 (:func:`_squared_blocks`), so the minima and counts are the same floats and integers; with
 non-finite values, or when the bound leaves more than half the pairs, every pair is visited.
-On Adult's raw columns (sums dominated by ``fnlwgt``) a few records per query remain.
+On Adult's raw columns (sums dominated by ``fnlwgt``) a few records per query remain; where
+more than :data:`SUMS_PER_ROW` remain (columns of similar spread: the sums then bound little),
+the nearest distance and the counts come from a k-d tree's balls instead (:func:`_tree_min`,
+:func:`ball_counts_in_balls`), the same floats and counts.
 
 The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_share_in_balls`,
 also used by the Gower searches without a categorical column): a tree search and the ball per

@@ -8,6 +8,9 @@ Families (``--family``):
   as control, seed 1);
 * ``mc_domias``: :func:`capkit.membership_inference.attacks.mc` with DOMIAS's squared distance
   (the nearest synthetic record of every scored record, then the ball counts);
+* ``mi``: :func:`capkit.membership_inference.scores` with every attack (members, a holdout of
+  half their size, a quarter of it split off as the reference, seed 1); ``mi_no_domias`` the
+  same without DOMIAS's two density attacks;
 * ``cap``: :func:`capkit.counts.tables.crosstab` + average CAP (version 1) of n members and n
   synthetic records on four keys and a target, with the ratio to a bare numpy ``bincount``
   timed in the same child, the two alternating (best of 7 each): for each of the two frames,
@@ -159,11 +162,14 @@ def _call(family: str, case: str, n: int):
             res = dcr(synthetic, members)
             return _fingerprint(res.distance, res.index)
         return call
-    if family == "mi":
+    if family in ("mi", "mi_no_domias"):
         from capkit.membership_inference import scores
+        from capkit.membership_inference.scores import ATTACKS
+
+        attacks = [a for a in ATTACKS if family == "mi" or not a.startswith("domias")]
 
         def call():
-            return _fingerprint(scores(members, holdout, synthetic, seed=1))
+            return _fingerprint(scores(members, holdout, synthetic, seed=1, attacks=attacks))
         return call
     if family == "report":
         from capkit.audit import audit
@@ -285,7 +291,8 @@ def exponent(sizes: list[int], times: list[float | None]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", choices=["singling_out", "mc_domias", "cap", "linkability",
-                                             "disclosure", "dcr", "mi", "report"],
+                                             "disclosure", "dcr", "mi", "mi_no_domias",
+                                             "report"],
                         default="singling_out")
     parser.add_argument("--case", choices=["million", "adult", "uniform"], default="million")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])

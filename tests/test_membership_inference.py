@@ -521,7 +521,7 @@ def test_ball_counts_pruned_by_sums_count_every_pair(seed):
     equal a pair-by-pair count, with values on a coarse grid so that many distances fall on the
     radius itself (ties at the boundary), with a missing value (no pruning), and with the
     queries shared out to threads or not."""
-    from capkit.membership_inference._neighbours import gower_ball_counts
+    from capkit.distance.radius import gower_ball_counts
 
     rng = np.random.default_rng(seed)
     cat_q, cat_t = rng.integers(0, 2, (120, 2)), rng.integers(0, 2, (300, 2))
@@ -553,7 +553,7 @@ def test_knn_share_pruned_by_sums_equals_every_pair(k):
     beyond the k-th distance: the shares equal a pair-by-pair count (ties at the k-th distance
     split), on a coarse grid of values (many ties), with unequal weights, and with a missing
     value (no pruning)."""
-    from capkit.membership_inference._neighbours import gower_knn_share
+    from capkit.distance.radius import gower_knn_share
 
     rng = np.random.default_rng(k)
     cat_q, cat_t = rng.integers(0, 3, (80, 2)), rng.integers(0, 3, (200, 2))

@@ -13,10 +13,10 @@ import pytest
 from scipy.stats import entropy as scipy_entropy
 
 from capkit.distance import _brute, _bylevel
+from capkit.distance import squared as _squared
 from capkit.distance.nearest import nearest
 from capkit.distance.neighbour_risk import entropy
 from capkit.distance.neighbours import Encoded, Weights, k_nearest
-from capkit.membership_inference import _squared
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,6 +12,9 @@ the package's nearest-record searches.
   tie counts and band (linkability, inference);
 * :mod:`~capkit.distance.grid_knn`: the k nearest under the Euclidean distance, exact on a
   grid (the k-NN attackers, PrivEval's Euclidean measures);
+* :mod:`~capkit.distance.radius`: the records within a radius and the share of one set among
+  the k nearest under Gower (membership inference's MC and DPI); :mod:`~capkit.distance.squared`:
+  the same and the nearest under DOMIAS's squared Euclidean distance;
 * :mod:`~capkit.distance.closeness`: PrivEval's closeness scores from arrays of distances.
 """
 

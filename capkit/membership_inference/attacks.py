@@ -24,6 +24,31 @@ records, d(x, G) = min over g in G of d(x, g).
   p_G(x) / p_R(x), both Gaussian KDEs (:mod:`capkit.membership_inference.kde`); ``domias_density``
   is p_G(x) alone, their ablation "eq. 1".
 
+Cost (n scored records, m synthetic, r reference records; every search exact, the floats and
+counts of a pass over every pair):
+
+* DCR, DCR-Diff, GAN-Leaks (both): one nearest-record search per target set. Gower:
+  :func:`capkit.distance.nearest.nearest` (categorical combinations compared once, then each
+  record visits the targets of the combinations by increasing level, outwards from its sum of
+  numeric values, until that sum and the level put the rest beyond its best; a k-d tree's bound
+  first without a categorical column): about (n + m) log m plus the targets within reach;
+  every pair only when the records' sums and levels all fall within reach of one another.
+  Squared Euclidean: :func:`capkit.membership_inference.squared.squared_min`, a sort on sums
+  ((n + m) log m) and the targets within the Cauchy-Schwarz reach of each record's bound.
+* MC: the DCR search, then the records inside each ball, searched only for the records whose
+  nearest distance is inside (squared) or in the combinations whose level is inside (Gower),
+  among the targets whose sum of values is within reach of the radius: about n log m plus the
+  ball counts' candidates (the median radius puts about one target in a typical ball).
+* DPI: Gower with categorical columns, the combinations by level and each combination's targets
+  outwards from the record's sum (the k-th distance falls after a few targets), then those
+  within the k-th distance's reach of the sum; squared Euclidean, and Gower without a
+  categorical column, a k-d tree's balls (:func:`capkit.distance.squared.knn_share_in_balls`):
+  about (n + m + r) log(m + r) plus the ball (k targets and their ties) per record.
+* DOMIAS: the density sums over every synthetic (and reference) record for each scored record
+  (:mod:`capkit.membership_inference.kde`).
+* Classifier: a gradient-boosting fit on m + r records and a prediction per scored record
+  (:mod:`capkit.membership_inference.classifier`), linear in each.
+
 Distances: capkit's default is the Gower distance (:mod:`capkit.distance.gower`), numeric
 columns scaled by their range over all four frames and categorical columns by mismatch; the
 nearest record comes from :func:`capkit.distance.nearest.nearest`. ``compat="domias"`` uses
@@ -67,9 +92,9 @@ def distance_to(enc: Encoded, target: str) -> np.ndarray:
     cat_t = enc.cat_g if target == "g" else enc.cat_r
     num_t = enc.num_g if target == "g" else enc.num_r
     if enc.kind == "squared":
-        from capkit.membership_inference import _squared  # numpy only
+        from capkit.distance import squared  # numpy only
 
-        return _squared.squared_min(enc.num_x, num_t)
+        return squared.squared_min(enc.num_x, num_t)
     best, _ = nearest(enc.cat_x, cat_t, enc.num_x, num_t, enc.w_cat)
     return best / enc.total_weight
 
@@ -84,13 +109,13 @@ def mc(enc: Encoded, d_g: np.ndarray) -> tuple[np.ndarray, float]:
     """MC scores and the epsilon (median of d(x, G) over the scored records)."""
     epsilon = float(np.median(d_g))
     if enc.kind == "squared":
-        from capkit.membership_inference import _squared  # numpy only
+        from capkit.distance import squared  # numpy only
 
-        counts = _squared.squared_ball_counts(enc.num_x, enc.num_g, epsilon, nearest=d_g)
+        counts = squared.squared_ball_counts(enc.num_x, enc.num_g, epsilon, nearest=d_g)
     else:
-        from capkit.membership_inference import _neighbours  # numba: imported when used
+        from capkit.distance import radius  # numba: imported when used
 
-        counts = _neighbours.gower_ball_counts(enc.cat_x, enc.num_x, enc.cat_g, enc.num_g,
+        counts = radius.gower_ball_counts(enc.cat_x, enc.num_x, enc.cat_g, enc.num_g,
                                                enc.w_cat, enc.total_weight, epsilon)
     return counts / len(enc.num_g), epsilon
 
@@ -101,13 +126,13 @@ def dpi(enc: Encoded, k: int) -> np.ndarray:
     k = min(k, len(is_syn))
     num_t = np.concatenate([enc.num_g, enc.num_r])
     if enc.kind == "squared":
-        from capkit.membership_inference import _squared  # numpy only
+        from capkit.distance import squared  # numpy only
 
-        return _squared.squared_knn_share(enc.num_x, num_t, is_syn, k)
+        return squared.squared_knn_share(enc.num_x, num_t, is_syn, k)
     cat_t = np.concatenate([enc.cat_g, enc.cat_r])
-    from capkit.membership_inference import _neighbours  # numba: imported when used
+    from capkit.distance import radius  # numba: imported when used
 
-    return _neighbours.gower_knn_share(enc.cat_x, enc.num_x, cat_t, num_t, enc.w_cat, is_syn,
+    return radius.gower_knn_share(enc.cat_x, enc.num_x, cat_t, num_t, enc.w_cat, is_syn,
                                        k)
 
 

@@ -1,0 +1,330 @@
+"""DOMIAS 0.0.5's squared Euclidean distance on the raw columns (``sum_k (x_k - y_k)^2``,
+summed in column order, as its ``d``): the nearest distance, the counts within a radius (MC) and
+the make-up of the k nearest records (DPI).
+
+The nearest distance and the counts visit only the target records whose sum of values is
+within reach: by Cauchy-Schwarz ``(sum_k (x_k - y_k))^2 <= p * sum_k (x_k - y_k)^2``, so a
+record y with ``|sum x - sum y| > sqrt(p * B)`` is farther than B. B is the radius (MC), or
+for the nearest distance the best of the 2 x :data:`WINDOW` records nearest in sum (a distance
+actually reached, so an upper bound). The bound is widened by a margin far above the rounding of
+the sums and distances (``1e-9`` relative, ``1e-9 p max sum |row|`` absolute), and every
+candidate's distance is computed with the same operations as a pass over every pair
+(:func:`_squared_blocks`), so the minima and counts are the same floats and integers; with
+non-finite values, or when the bound leaves more than half the pairs, every pair is visited.
+On Adult's raw columns (sums dominated by ``fnlwgt``) a few records per query remain; where
+more than :data:`SUMS_PER_ROW` remain (columns of similar spread: the sums then bound little),
+the nearest distance and the counts come from a k-d tree's balls instead (:func:`_tree_min`,
+:func:`ball_counts_in_balls`), the same floats and counts.
+
+The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_share_in_balls`,
+also used by the Gower searches without a categorical column): a tree search and the ball per
+query, ``(n + m) log m`` plus the ball's records (k and their ties), instead of every pair.
+
+Apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled)
+so that the DOMIAS-compatible attacks do not import numba.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+BLOCK_CELLS = 1 << 21
+#: Candidate pairs evaluated at once by the search on sums.
+PAIR_BATCH = 1 << 20
+#: Records on each side of a query's position in the sorted sums that give its first bound.
+WINDOW = 8
+#: DPI: targets from which the k nearest are searched in a k-d tree's balls, and the most
+#: columns for which a tree pays.
+TREE_RECORDS, TREE_COLUMNS = 2048, 16
+#: Queries whose k-d tree balls are listed at once.
+BALL_QUERIES = 1 << 14
+#: Candidates per query of the search on sums past which the nearest distance and the ball
+#: counts go to a k-d tree (when :func:`tree_usable`): few on Adult's raw columns, where the
+#: sums (dominated by ``fnlwgt``) leave a few records per query.
+SUMS_PER_ROW = 64
+
+
+def _squared_blocks(x: np.ndarray, y: np.ndarray):
+    """(start, stop, block of sum_k (x_k - y_k)^2 summed in column order)."""
+    step = max(1, BLOCK_CELLS // max(len(y), 1))
+    for start in range(0, len(x), step):
+        stop = min(start + step, len(x))
+        block = np.zeros((stop - start, len(y)))
+        for k in range(x.shape[1]):
+            diff = x[start:stop, k][:, None] - y[:, k][None, :]
+            diff *= diff
+            block += diff
+        yield start, stop, block
+
+
+def _pair_squared(x: np.ndarray, y: np.ndarray, qi: np.ndarray, tj: np.ndarray) -> np.ndarray:
+    """sum_k (x_qi,k - y_tj,k)^2 for each pair, with :func:`_squared_blocks`' operations."""
+    out = np.zeros(len(qi))
+    for k in range(x.shape[1]):
+        diff = x[qi, k] - y[tj, k]
+        diff *= diff
+        out += diff
+    return out
+
+
+class _BySums:
+    """The target records sorted by their sum of values, and the margin of the bound."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+        sums = y.sum(axis=1)
+        order = np.argsort(sums, kind="stable")
+        self.y = np.ascontiguousarray(y[order])
+        self.sums = sums[order]
+        self.query_sums = x.sum(axis=1)
+        self.p = x.shape[1]
+        largest = max(float(np.abs(x).sum(axis=1).max(initial=0.0)),
+                      float(np.abs(y).sum(axis=1).max(initial=0.0)))
+        self.margin = 1e-9 * self.p * largest
+
+    def ranges(self, rows: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """[lo, hi) of the sorted targets within reach of distance ``bound`` (at least one)."""
+        reach = np.sqrt(self.p * bound) * (1 + 1e-9) + self.margin
+        centre = self.query_sums[rows]
+        lo = np.searchsorted(self.sums, centre - reach, side="left")
+        hi = np.searchsorted(self.sums, centre + reach, side="right")
+        lo = np.minimum(lo, len(self.sums) - 1)
+        return lo, np.maximum(hi, lo + 1)
+
+
+def _usable(x: np.ndarray, y: np.ndarray) -> bool:
+    return bool(len(x) and len(y) and x.shape[1] and np.isfinite(x).all()
+                and np.isfinite(y).all())
+
+
+def _reduce_pairs(x: np.ndarray, by: _BySums, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  reduce) -> np.ndarray:
+    """``reduce(distances, starts)`` of every row's candidate pairs, in chunks of about
+    :data:`PAIR_BATCH` pairs (whole rows)."""
+    counts = hi - lo
+    ends = np.cumsum(counts)
+    out = []
+    first = 0
+    while first < len(rows):
+        done = int(ends[first - 1]) if first else 0
+        last = int(np.searchsorted(ends, done + PAIR_BATCH, side="right"))
+        last = min(max(last, first + 1), len(rows))
+        per = counts[first:last]
+        local = np.repeat(np.arange(first, last), per)
+        starts = np.concatenate([[0], np.cumsum(per)[:-1]])
+        tj = lo[local] + np.arange(int(per.sum())) - np.repeat(starts, per)
+        d = _pair_squared(x, by.y, rows[local], tj)
+        out.append(reduce(d, starts))
+        first = last
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """min_j sum_k (x_ik - y_jk)^2 for every row of x (the search on sums of the module
+    docstring; the same floats as a pass over every pair)."""
+    if _usable(x, y):
+        by = _BySums(x, y)
+        rows = np.arange(len(x))
+        position = np.searchsorted(by.sums, by.query_sums)
+        near = np.clip(position[:, None] + np.arange(-WINDOW, WINDOW)[None, :], 0,
+                       len(by.sums) - 1)
+        bound = _pair_squared(x, by.y, np.repeat(rows, near.shape[1]), near.ravel()).reshape(
+            near.shape).min(axis=1)
+        lo, hi = by.ranges(rows, bound)
+        pairs = int((hi - lo).sum())
+        if pairs > SUMS_PER_ROW * len(x) and tree_usable(x, y, 1):
+            return _tree_min(x, y)
+        if pairs <= len(x) * len(y) // 2:
+            found = _reduce_pairs(x, by, rows, lo, hi, np.minimum.reduceat)
+            return np.minimum(found, bound)  # bound: a distance reached (both exact floats)
+    out = np.empty(len(x))
+    for start, stop, block in _squared_blocks(x, y):
+        out[start:stop] = block.min(axis=1)
+    return out
+
+
+def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
+                        nearest: np.ndarray | None = None) -> np.ndarray:
+    """#{j : sum_k (x_ik - y_jk)^2 < radius} for every row of x.
+
+    ``nearest``: each row's :func:`squared_min` to y, when known; a row whose nearest
+    distance is not below the radius has no record inside (the same floats: 0 without a
+    search), so only the other rows' distances are computed (MC's radius is the median of
+    the nearest distances: about half the rows)."""
+    out = np.zeros(len(x), dtype=np.int64)
+    rows = np.arange(len(x)) if nearest is None else np.flatnonzero(
+        np.asarray(nearest) < radius)
+    if _usable(x, y) and len(rows) and np.isfinite(radius) and radius >= 0:
+        by = _BySums(x, y)
+        lo, hi = by.ranges(rows, np.full(len(rows), float(radius)))
+        pairs = int((hi - lo).sum())
+        if pairs > SUMS_PER_ROW * len(rows) and tree_usable(x, y, 1):
+            out[rows] = ball_counts_in_balls(x[rows], y, float(radius), "squared")
+            return out
+        if pairs <= len(rows) * len(y) // 2:
+            def inside(d: np.ndarray, starts: np.ndarray) -> np.ndarray:
+                return np.add.reduceat((d < radius).astype(np.int64), starts)
+
+            out[rows] = _reduce_pairs(x, by, rows, lo, hi, inside)
+            return out
+    part = np.ascontiguousarray(x[rows])
+    for start, stop, block in _squared_blocks(part, y):
+        out[rows[start:stop]] = (block < radius).sum(axis=1)
+    return out
+
+
+def _pair_l1(x: np.ndarray, y: np.ndarray, qi: np.ndarray, tj: np.ndarray) -> np.ndarray:
+    """0.0 + sum_k |x_qi,k - y_tj,k| for each pair, added in column order: the floats of the
+    Gower search's pairs without a categorical column
+    (:mod:`capkit.distance.radius`)."""
+    out = np.zeros(len(qi))
+    for k in range(x.shape[1]):
+        out += np.abs(x[qi, k] - y[tj, k])
+    return out
+
+
+def _shares(d: np.ndarray, sizes: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
+    """Share of ``first`` targets among the k nearest of each query, from the distances ``d``
+    of its candidates (``sizes[i]`` consecutive candidates of query i, at least k, holding
+    every target at or below its k-th distance): ``(less_first + (k - less) * tied_first /
+    tied) / k`` with integer counts, the operations of :func:`squared_knn_share`'s blocks."""
+    rows = np.repeat(np.arange(len(sizes)), sizes)
+    order = np.lexsort((d, rows))
+    kth = d[order[np.cumsum(sizes) - sizes + k - 1]]
+    less = d < kth[rows]
+    tied = d == kth[rows]
+    count = len(sizes)
+    less_first = np.bincount(rows[less & first], minlength=count)
+    n_less = np.bincount(rows[less], minlength=count)
+    tied_first = np.bincount(rows[tied & first], minlength=count)
+    n_tied = np.bincount(rows[tied], minlength=count)
+    value = less_first.astype(float)
+    value += (k - n_less) * tied_first / n_tied
+    return value / k
+
+
+def tree_usable(x: np.ndarray, y: np.ndarray, k: int) -> bool:
+    """Whether the k-d tree searches apply: finite values far from overflow and from
+    underflow (every non-zero value at least 1e-100 in size, so that a square of a difference
+    is a normal float and the tree's rounding stays relative), a few columns, and enough
+    targets for a tree to pay."""
+    if not (len(x) and len(y) >= max(TREE_RECORDS, k) and 0 < x.shape[1] <= TREE_COLUMNS
+            and np.isfinite(x).all() and np.isfinite(y).all()):
+        return False
+    size = np.abs(np.concatenate([x.ravel(), y.ravel()]))
+    size = size[size > 0]
+    return bool(len(size) == 0 or (size.max() < 1e100 and size.min() >= 1e-100))
+
+
+def _tree_balls(tree, q: np.ndarray, radius: np.ndarray, p: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The targets in each query's ball (scipy's ``query_ball_point``, distance <= radius):
+    the number per query and the targets, query after query."""
+    balls = tree.query_ball_point(q, radius, p=p, return_sorted=False)
+    sizes = np.fromiter(map(len, balls), dtype=np.int64, count=len(q))
+    return sizes, np.fromiter(itertools.chain.from_iterable(balls), dtype=np.int64,
+                              count=int(sizes.sum()))
+
+
+def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`squared_min` by a k-d tree (Euclidean): the tree's nearest distance U, then the
+    exact distances of the targets within U (1 + 1e-9) of the tree, which hold every target at
+    the exact minimum (:func:`knn_share_in_balls`' argument with k = 1)."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(y)
+    out = np.empty(len(x))
+    for start in range(0, len(x), BALL_QUERIES):
+        stop = min(start + BALL_QUERIES, len(x))
+        q = x[start:stop]
+        sizes, tj = _tree_balls(tree, q, tree.query(q, k=1, p=2)[0] * (1 + 1e-9), 2)
+        if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
+            raise RuntimeError("a k-d tree ball holds no target")
+        d = _pair_squared(x, y, np.repeat(np.arange(start, stop), sizes), tj)
+        out[start:stop] = np.minimum.reduceat(d, np.cumsum(sizes) - sizes)
+    return out
+
+
+def ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
+                         scale: float = 1.0) -> np.ndarray:
+    """#{j : d(x_i, y_j) / scale < radius} for every row of x, d the squared Euclidean
+    distance (``norm="squared"``, scale 1) or the sum of absolute differences (``"l1"``),
+    each query compared only with the targets in a k-d tree's ball of radius sqrt(radius)
+    (squared) or radius x scale (L1), raised by 1e-9: a target inside in exact distances is
+    inside the raised ball in the tree's sums (their roundings differ by far less). The
+    candidates' distances are computed as a pass over every pair computes them, so the counts
+    are the same integers. Work: a tree search and the ball per query."""
+    from scipy.spatial import cKDTree
+
+    out = np.zeros(len(x), dtype=np.int64)
+    if not radius > 0:  # nothing is strictly within 0 (or a NaN radius)
+        return out
+    tree = cKDTree(y)
+    p = 2 if norm == "squared" else 1
+    pair = _pair_squared if norm == "squared" else _pair_l1
+    reach = (np.sqrt(radius) if norm == "squared" else radius * scale) * (1 + 1e-9)
+    for start in range(0, len(x), BALL_QUERIES):
+        stop = min(start + BALL_QUERIES, len(x))
+        sizes, tj = _tree_balls(tree, x[start:stop], np.full(stop - start, reach), p)
+        local = np.repeat(np.arange(stop - start), sizes)
+        d = pair(x, y, local + start, tj)
+        inside = (d / scale < radius) if norm == "l1" else (d < radius)
+        out[start:stop] = np.bincount(local[inside], minlength=stop - start)
+    return out
+
+
+def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int,
+                       norm: str) -> np.ndarray:
+    """Share of ``is_first`` rows of y among the k nearest rows of y (ties split), for the
+    squared Euclidean distance (``norm="squared"``) or the sum of absolute differences
+    (``"l1"``), each query compared only with the targets in a k-d tree's ball.
+
+    The tree (scipy's ``cKDTree``, Euclidean or L1) gives each query the k-th distance U of its
+    own sums: k targets are within U there, so within U (1 + 1e-12) in exact distances, and
+    every target at or below the exact k-th distance is within U (1 + 1e-9) in the tree's sums
+    (the two roundings differ by far less than 1e-9 relative; a distance 0 is 0 in both). The
+    ball of that radius is listed by the tree and the candidates' distances are computed with
+    the operations of a pass over every pair (:func:`_pair_squared`, :func:`_pair_l1`): the
+    same k-th distance and counts, so the same shares. Work: a tree search (about log m) and
+    the ball per query, instead of m per query.
+    """
+    from scipy.spatial import cKDTree  # numba-free; loaded by the first large search
+
+    first = np.asarray(is_first, dtype=bool)
+    tree = cKDTree(y)
+    p = 2 if norm == "squared" else 1
+    pair = _pair_squared if norm == "squared" else _pair_l1
+    out = np.empty(len(x))
+    for start in range(0, len(x), BALL_QUERIES):
+        stop = min(start + BALL_QUERIES, len(x))
+        q = x[start:stop]
+        bound = tree.query(q, k=[k], p=p)[0][:, 0]
+        sizes, tj = _tree_balls(tree, q, bound * (1 + 1e-9), p)
+        if int(sizes.min()) < k:  # the bound rules this out; kept as a guard
+            raise RuntimeError("a k-d tree ball holds fewer than k targets")
+        qi = np.repeat(np.arange(start, stop), sizes)
+        out[start:stop] = _shares(pair(x, y, qi, tj), sizes, first[tj], k)
+    return out
+
+
+def squared_knn_share(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int) -> np.ndarray:
+    """Share of ``is_first`` rows of y among the k nearest rows of y (ties split): in a k-d
+    tree's balls (:func:`knn_share_in_balls`) when :func:`tree_usable`, else every pair."""
+    if tree_usable(x, y, k):
+        return knn_share_in_balls(x, y, is_first, k, "squared")
+    out = np.empty(len(x))
+    first = np.asarray(is_first, dtype=bool)
+    for start, stop, block in _squared_blocks(x, y):
+        kth = np.partition(block, k - 1, axis=1)[:, k - 1][:, None]
+        less = block < kth
+        tied = block == kth
+        value = (less & first).sum(axis=1).astype(float)
+        n_tied = tied.sum(axis=1)
+        value += (k - less.sum(axis=1)) * (tied & first).sum(axis=1) / n_tied
+        out[start:stop] = value / k
+    return out
+
+
+__all__ = ["ball_counts_in_balls", "knn_share_in_balls", "squared_ball_counts",
+           "squared_knn_share", "squared_min", "tree_usable"]

@@ -10,14 +10,10 @@ for equality (no tolerance: integer grids and the same floating-point operations
 
 from __future__ import annotations
 
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
+from _common import answers_here_and_there
 
 FIELDS = ("index", "distance", "kth", "n_below", "n_at_kth", "n_at_min")
 
@@ -62,19 +58,7 @@ def answers() -> list:
 
 
 def main() -> None:
-    if len(sys.argv) == 3 and sys.argv[1] == "--write":
-        Path(sys.argv[2]).write_bytes(pickle.dumps(answers()))
-        return
-    other = Path(sys.argv[1]).resolve()
-    here = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as folder:
-        got = {}
-        for name, root in (("this", here), ("other", other)):
-            path = Path(folder) / f"{name}.pkl"
-            subprocess.run([sys.executable, __file__, "--write", str(path)], check=True,
-                           env={**os.environ, "PYTHONPATH": str(root)}, cwd=folder)
-            got[name] = pickle.loads(path.read_bytes())
-    a, b = got["this"], got["other"]
+    a, b, other = answers_here_and_there(__file__, answers)
     same = len(a) == len(b) and all(
         (x == y) if isinstance(x, float) else
         all(np.array_equal(u, v) and u.dtype == v.dtype for u, v in zip(x, y, strict=True))

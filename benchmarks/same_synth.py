@@ -12,16 +12,11 @@ sequence, expanded sequence and predictor matrix of each result.
 
 from __future__ import annotations
 
-import os
-import pickle
-import subprocess
-import sys
-import tempfile
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _common import answers_here_and_there
 
 
 def _mixed(seed: int, n: int) -> pd.DataFrame:
@@ -98,19 +93,7 @@ def answers() -> list:
 
 
 def main() -> None:
-    if len(sys.argv) == 3 and sys.argv[1] == "--write":
-        Path(sys.argv[2]).write_bytes(pickle.dumps(answers()))
-        return
-    other = Path(sys.argv[1]).resolve()
-    here = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as folder:
-        got = {}
-        for name, root in (("this", here), ("other", other)):
-            path = Path(folder) / f"{name}.pkl"
-            subprocess.run([sys.executable, __file__, "--write", str(path)], check=True,
-                           env={**os.environ, "PYTHONPATH": str(root)}, cwd=folder)
-            got[name] = pickle.loads(path.read_bytes())
-    a, b = got["this"], got["other"]
+    a, b, other = answers_here_and_there(__file__, answers)
     assert len(a) == len(b), (len(a), len(b))
     frames = 0
     for x, y in zip(a, b, strict=True):

@@ -6,35 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from search_cases import drawn_search
 
 from capkit.distance import _brute, _bylevel
 from capkit.distance.neighbours import Encoded, Weights, k_nearest
-
-
-def _case(rng: np.random.Generator) -> dict:
-    """A drawn search: few levels and rounded values (ties everywhere), sometimes missing
-    values, unequal weights (a table of up to 2^9 mismatch patterns), exclusions."""
-    n_s, n_r = int(rng.integers(1, 150)), int(rng.integers(1, 150))
-    pc = int(rng.choice([0, 1, 3, 5, 9]))
-    pq = int(rng.integers(0, 4)) if pc else int(rng.integers(1, 4))
-    card = int(rng.integers(1, 4))
-    scale = float(rng.choice([2.0, 10.0, 1000.0]))
-    num_s = np.round(rng.random((n_s, pq)) * scale, int(rng.integers(0, 3))) / 7
-    num_r = np.round(rng.random((n_r, pq)) * scale, int(rng.integers(0, 3))) / 7
-    if pq and rng.random() < 0.2:
-        num_s[rng.random(num_s.shape) < 0.1] = np.nan
-    weights = (np.full(pc, 0.3) if rng.random() < 0.5
-               else rng.choice([0.1, 0.7, 1.3, 1e3], pc) * (rng.random(pc) + 0.5))
-    cat_s = rng.integers(0, card, (n_s, pc))
-    cat_r = rng.integers(0, card, (n_r, pc))
-    exclude = None
-    if rng.random() < 0.3:  # a table against itself, its own rows excluded
-        cat_r, num_r, n_r = cat_s, num_s, n_s
-        exclude = np.arange(n_s)[:, None]
-    if rng.random() < 0.3:
-        exclude = rng.integers(-1, n_r, (n_s, int(rng.integers(1, 3))))
-    return {"cat_s": cat_s, "cat_r": cat_r, "num_s": num_s, "num_r": num_r, "w_cat": weights,
-            "exclude": exclude, "k": int(rng.integers(1, 4))}
 
 
 @pytest.mark.parametrize("share", [_bylevel.MAX_SHARE, 10.0])
@@ -43,7 +18,7 @@ def test_by_level_equals_the_brute_force(monkeypatch, share) -> None:
     rng = np.random.default_rng(20261129)
     answered = 0
     for _ in range(150):
-        case = _case(rng)
+        case = drawn_search(rng, rows=150, cat_columns=(0, 1, 3, 5, 9), self_share=0.3, with_k=True)
         case["k"] = min(case["k"], len(case["cat_r"]))
         assert _bylevel.usable(case["num_s"], case["num_r"], case["w_cat"])
         got = _bylevel.bylevel_k(**case)
@@ -60,7 +35,7 @@ def test_by_level_equals_the_brute_force(monkeypatch, share) -> None:
 
 def test_by_level_gives_up_beyond_its_budget(monkeypatch) -> None:
     rng = np.random.default_rng(1)
-    case = _case(rng)
+    case = drawn_search(rng, rows=150, cat_columns=(0, 1, 3, 5, 9), self_share=0.3, with_k=True)
     monkeypatch.setattr(_bylevel, "MAX_PAIRS", 0)
     assert _bylevel.bylevel_k(**case) is None
 

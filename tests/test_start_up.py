@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.stats import entropy as scipy_entropy
+from search_cases import drawn_search
 
 from capkit.distance import _brute, _bylevel
 from capkit.distance import squared as _squared
@@ -21,31 +22,10 @@ from capkit.distance.neighbours import Encoded, Weights, k_nearest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _case(rng: np.random.Generator) -> dict:
-    """A drawn search: few levels and rounded values (ties everywhere), sometimes missing
-    values, caps, unequal weights (more than 16 columns: no table of patterns), exclusions."""
-    n_s, n_r = int(rng.integers(1, 120)), int(rng.integers(1, 120))
-    pc = int(rng.choice([0, 1, 3, 5, 18]))
-    pq = int(rng.integers(0, 4)) if pc else int(rng.integers(1, 4))
-    card = int(rng.integers(1, 4))
-    scale = float(rng.choice([2.0, 10.0, 1000.0]))
-    num_s = np.round(rng.random((n_s, pq)) * scale, int(rng.integers(0, 3))) / 7
-    num_r = np.round(rng.random((n_r, pq)) * scale, int(rng.integers(0, 3))) / 7
-    if pq and rng.random() < 0.2:
-        num_s[rng.random(num_s.shape) < 0.1] = np.nan
-    weights = np.full(pc, 0.3) if rng.random() < 0.5 else rng.random(pc) + 0.1
-    exclude = None
-    if rng.random() < 0.4:
-        exclude = rng.integers(-1, n_r, (n_s, int(rng.integers(1, 3))))
-    return {"cat_s": rng.integers(0, card, (n_s, pc)), "cat_r": rng.integers(0, card, (n_r, pc)),
-            "num_s": num_s, "num_r": num_r, "w_cat": weights,
-            "numeric_cap": rng.random(pq) if rng.random() < 0.3 else None, "exclude": exclude}
-
-
 def test_brute_force_equals_the_kernel(monkeypatch) -> None:
     rng = np.random.default_rng(20261129)
     for _ in range(60):
-        case = _case(rng)
+        case = drawn_search(rng, rows=120, cat_columns=(0, 1, 3, 5, 18), caps=True)
         assert _brute.usable(len(case["cat_s"]), len(case["cat_r"]), case["num_s"],
                              case["num_r"], case["w_cat"])
         best, arg = nearest(**case)

@@ -1,0 +1,44 @@
+"""Drawn nearest-record searches for the tests that hold one search path against another (the
+brute force, the search level by level, the compiled kernel): few levels and rounded values, so
+ties are everywhere, sometimes missing values, unequal weights and exclusions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def drawn_search(rng: np.random.Generator, *, rows: int, cat_columns: tuple[int, ...],
+                 caps: bool = False, self_share: float = 0.0, with_k: bool = False) -> dict:
+    """The keyword arguments of one search between drawn records.
+
+    ``rows``: at most this many records on each side; ``cat_columns``: the numbers of categorical
+    columns to draw from (more than 16: no table of mismatch patterns); ``caps``: sometimes a
+    cap on each numeric term (``numeric_cap``); ``self_share``: how often the records are
+    searched against themselves with their own rows excluded; ``with_k``: add ``k`` (1 to 3).
+    """
+    n_s, n_r = int(rng.integers(1, rows)), int(rng.integers(1, rows))
+    pc = int(rng.choice(cat_columns))
+    pq = int(rng.integers(0, 4)) if pc else int(rng.integers(1, 4))
+    card = int(rng.integers(1, 4))
+    scale = float(rng.choice([2.0, 10.0, 1000.0]))
+    num_s = np.round(rng.random((n_s, pq)) * scale, int(rng.integers(0, 3))) / 7
+    num_r = np.round(rng.random((n_r, pq)) * scale, int(rng.integers(0, 3))) / 7
+    if pq and rng.random() < 0.2:
+        num_s[rng.random(num_s.shape) < 0.1] = np.nan
+    weights = (np.full(pc, 0.3) if rng.random() < 0.5
+               else rng.choice([0.1, 0.7, 1.3, 1e3], pc) * (rng.random(pc) + 0.5))
+    cat_s = rng.integers(0, card, (n_s, pc))
+    cat_r = rng.integers(0, card, (n_r, pc))
+    exclude = None
+    if rng.random() < self_share:
+        cat_r, num_r, n_r = cat_s, num_s, n_s
+        exclude = np.arange(n_s)[:, None]
+    if rng.random() < 0.35:
+        exclude = rng.integers(-1, n_r, (n_s, int(rng.integers(1, 3))))
+    case = {"cat_s": cat_s, "cat_r": cat_r, "num_s": num_s, "num_r": num_r, "w_cat": weights,
+            "exclude": exclude}
+    if caps:
+        case["numeric_cap"] = rng.random(pq) if rng.random() < 0.3 else None
+    if with_k:
+        case["k"] = int(rng.integers(1, 4))
+    return case

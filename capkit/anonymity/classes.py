@@ -9,7 +9,7 @@ value count comes from those grouped rows; no record is visited in Python.
 
 pycanon 1.3.6 (Sainz-Pardo Díaz & López García, "A Python library to check the level of
 anonymity of a dataset", Scientific Data 9, 2022) differs from this in two ways a user would
-not expect (``shared/spec/pycanon.md`` section 1):
+not expect (read from pycanon 1.3.6's ``pycanon/anonymity`` source):
 
 - rows with a missing quasi-identifier belong to no class and silently drop out of every level;
   capkit keeps them, a missing value being a value of its own (as in

@@ -52,7 +52,8 @@ counts of a pass over every pair):
 Distances: capkit's default is the Gower distance (:mod:`capkit.distance.gower`), numeric
 columns scaled by their range over all four frames and categorical columns by mismatch; the
 nearest record comes from :func:`capkit.distance.nearest.nearest`. ``compat="domias"`` uses
-DOMIAS 0.0.5's squared Euclidean distance on the raw columns (``shared/spec/domias.md``).
+DOMIAS 0.0.5's squared Euclidean distance on the raw columns (its ``domias/baselines.py``,
+vanderschaarlab/DOMIAS on GitHub).
 """
 
 from __future__ import annotations

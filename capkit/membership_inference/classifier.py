@@ -16,7 +16,7 @@ numeric columns standardised on the training records plus one indicator column p
 categorical level.
 
 DOMIAS 0.0.5's LOGAN_D1 is not reproduced: it trains on synthetic records only (its
-``baselines.py`` line 85; ``shared/spec/domias.md`` section 1.7), so its score carries no
+``domias/baselines.py`` line 85, vanderschaarlab/DOMIAS on GitHub), so its score carries no
 membership signal.
 """
 

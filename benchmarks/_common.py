@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -28,25 +28,29 @@ def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
     return timed(fn, repeat)[0]
 
 
-def answers_here_and_there(script: str, answers: Callable[[], object]) -> tuple[object, object,
-                                                                               Path]:
-    """``answers()`` computed by this checkout and by the checkout named on the command line,
-    each in a child process of ``script`` with that checkout first on ``PYTHONPATH``.
+def answers_here_and_there(script: str, answers: Callable[[], object],
+                           other: str | Path | None = None,
+                           extra: Sequence[str] = ()) -> tuple[object, object, Path]:
+    """``answers()`` computed by this checkout and by another, each in a child process of
+    ``script`` with that checkout first on ``PYTHONPATH``.
 
-    The script calls this from its ``main``: run as ``python script OTHER`` it returns (this
-    checkout's answers, the other's, OTHER); in a child (``--write FILE``) it pickles
-    ``answers()`` into FILE and exits.
+    Returns (this checkout's answers, the other's, the other checkout). The other checkout is
+    ``other``, or else the first command-line argument. A child is ``script --write FILE
+    *extra``: there this function pickles ``answers()`` into FILE and exits, so a script calls
+    it from its ``main`` after parsing its own arguments (accepting ``--write``).
     """
-    if len(sys.argv) == 3 and sys.argv[1] == "--write":
-        Path(sys.argv[2]).write_bytes(pickle.dumps(answers()))
+    if "--write" in sys.argv:
+        path = Path(sys.argv[sys.argv.index("--write") + 1])
+        path.write_bytes(pickle.dumps(answers()))
         sys.exit(0)
-    other = Path(sys.argv[1]).resolve()
-    here = Path(script).resolve().parents[1]
+    other = Path(other if other is not None else sys.argv[1]).resolve()
+    script = str(Path(script).resolve())
+    here = Path(script).parents[1]
     got = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, root in (("this", here), ("other", other)):
             path = Path(folder) / f"{name}.pkl"
-            subprocess.run([sys.executable, script, "--write", str(path)], check=True,
+            subprocess.run([sys.executable, script, "--write", str(path), *extra], check=True,
                            env={**os.environ, "PYTHONPATH": str(root)}, cwd=folder)
             got[name] = pickle.loads(path.read_bytes())
     return got["this"], got["other"], other

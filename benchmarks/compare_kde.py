@@ -1,6 +1,6 @@
 """DOMIAS's scores of this checkout against another capkit checkout's, byte for byte.
 
-Each side runs in its own process (``PYTHONPATH`` = the checkout) and prints a SHA-256 of
+Each side runs in its own process (``PYTHONPATH`` = the checkout) and computes a SHA-256 of
 ``scores(..., attacks=("domias", "domias_density"))`` per case, in DOMIAS's compatible mode
 (scipy's density and ratio) and in capkit's (log densities without underflow), and of
 ``kde.density`` / ``kde.log_density`` at the same points. Cases: correlated normal columns,
@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _common import answers_here_and_there
 
 
 def _cases():
@@ -57,7 +53,7 @@ def _cases():
     return out
 
 
-def _child() -> None:
+def _digests() -> dict:
     import numpy as np
 
     from capkit.membership_inference import kde, scores
@@ -75,27 +71,17 @@ def _child() -> None:
         for label, values in (("density", kde.density(fitted, points)),
                               ("log_density", kde.log_density(fitted, points))):
             digests[f"{name} {label}"] = hashlib.sha256(values.tobytes()).hexdigest()
-    print(json.dumps(digests))
-
-
-def _side(checkout: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=checkout)
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child"],
-                          capture_output=True, text=True, env=env, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return digests
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--write", help=argparse.SUPPRESS)
     parser.add_argument("--baseline", help="the other capkit checkout")
     args = parser.parse_args()
-    if args.child:
-        _child()
-        return
-    if not args.baseline:
+    if not args.baseline and not args.write:
         parser.error("--baseline is needed")
-    ours, theirs = _side(str(ROOT)), _side(args.baseline)
+    ours, theirs, _ = answers_here_and_there(__file__, _digests, args.baseline)
     same = 0
     for key in ours:
         equal = ours[key] == theirs.get(key)

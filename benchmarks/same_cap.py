@@ -22,16 +22,13 @@ Run: ``.venv/bin/python benchmarks/same_cap.py --baseline DIR [--big]``.
 from __future__ import annotations
 
 import argparse
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _common import answers_here_and_there
 from scipy import sparse
 
 HERE = Path(__file__).resolve().parent
@@ -184,21 +181,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, help="another checkout (holding capkit/)")
     parser.add_argument("--big", action="store_true", help="add the 1M x 1M frames")
-    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
+
+    def outputs() -> dict:
         warnings.simplefilter("ignore")
-        args.child.write_bytes(pickle.dumps(_outputs(args.big)))
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        got = []
-        for code in (HERE.parent, args.baseline):
-            path = Path(folder) / f"{len(got)}.pickle"
-            subprocess.run([sys.executable, __file__, "--child", str(path)]
-                           + (["--big"] if args.big else []), check=True,
-                           env={**os.environ, "PYTHONPATH": str(code)})
-            got.append(pickle.loads(path.read_bytes()))
-    this, before = got
+        return _outputs(args.big)
+
+    this, before, _ = answers_here_and_there(__file__, outputs, args.baseline,
+                                             ["--big"] if args.big else [])
     differ = [name for name in this if name not in before or not _equal(this[name],
                                                                          before[name])]
     refused = sum(isinstance(v, str) and "Error(" in v for v in this.values())

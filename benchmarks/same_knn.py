@@ -1,5 +1,6 @@
 """Same answers as another checkout: capkit's exact k-nearest search
-(:func:`capkit.attacks.knn.exact_neighbours`, every field of its answer) and PrivEval's
+(:func:`capkit.distance.grid_knn.exact_neighbours`, every field of its answer; imported through
+:mod:`capkit.attacks.knn`, which older checkouts hold it in) and PrivEval's
 DetectionMLP (:func:`capkit.attacks.detection.mlp_detection_auc`) on seeded random cases
 (continuous features, few levels with many ties, near-copies, repeated training rows), computed
 by this checkout and by the one named on the command line, each in its own process, compared

@@ -285,7 +285,7 @@ def measure(original: pd.DataFrame, named: Mapping[str, pd.DataFrame], *, nworst
             worst_oneway=one.worstn,
             worst_twoway=two.worstn if two is not None else pd.Series(dtype=float),
             kmarginal=km, kmarginal_exact=exact, null_mean=mean, null_sd=sd,
-            S_pMSE_general_se=null_se(s_gen, mean, sd, nperms if nperms > 0 else 0),
+            S_pMSE_general_se=null_se(s_gen, mean, sd, nperms),
             kmarginal_se=float(np.std(boot, ddof=1)),
             warnings=_coding_warnings(original, frame, columns, name) + sorted(
                 set(list(gen.get("warnings", [])) + list(one.warnings)

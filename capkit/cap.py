@@ -244,8 +244,7 @@ def correct_predictions(o: object, s: object) -> float:
     (so the expected count averages o over the tied targets); a key absent from S gets no
     prediction and contributes 0.
     """
-    o_t, s_t = _pair(o, s)
-    m_j = _column_sums(s_t)
+    o_t, s_t, _, m_j = _pair_totals(o, s)
     if sparse.issparse(s_t):
         coo = sparse.coo_array(s_t)
         coo.eliminate_zeros()

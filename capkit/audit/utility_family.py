@@ -231,7 +231,12 @@ def kmarginal_bootstrap(original: pd.DataFrame, synthetic: pd.DataFrame,
     records of each file, coded once as :func:`general_kmarginal` codes them, drawn with
     replacement (``numpy.random.default_rng(seed)``: the original's draw, then the
     synthesis', replicate after replicate)."""
-    target, deid, names = _coded(original, synthetic, columns, ngroups)
+    return _bootstrap(*_coded(original, synthetic, columns, ngroups), replicates, seed)
+
+
+def _bootstrap(target: np.ndarray, deid: np.ndarray, names: tuple[str, ...], replicates: int,
+               seed: int) -> np.ndarray:
+    """:func:`kmarginal_bootstrap` on records already coded (:func:`_coded`)."""
     rng = np.random.default_rng(seed)
     out = np.empty(int(replicates))
     for b in range(int(replicates)):  # replicates, not records: each is one compiled count
@@ -266,8 +271,10 @@ def measure(original: pd.DataFrame, named: Mapping[str, pd.DataFrame], *, nworst
         one = utility.tables(frame, original, tables="oneway", nworst=nworst, ngroups=ngroups)
         two = (utility.tables(frame, original, tables="twoway", nworst=nworst, ngroups=ngroups)
                if len(columns) > 1 else None)
-        km, exact = general_kmarginal(original, frame, columns, ngroups)
-        boot = kmarginal_bootstrap(original, frame, columns, ngroups, seed=seed)
+        coded = _coded(original, frame, columns, ngroups)  # once: the score and its bootstrap
+        score = kmarginal(*coded)
+        km, exact = score.score, float(score.exact)
+        boot = _bootstrap(*coded, KMARGINAL_REPLICATES, seed)
         s_gen = float(gen.S_pMSE[0])
         mean, sd = float(gen.null_pMSE_mean[0]), float(gen.null_pMSE_sd[0])
         out[name] = SynthesisUtility(
@@ -278,7 +285,7 @@ def measure(original: pd.DataFrame, named: Mapping[str, pd.DataFrame], *, nworst
             worst_oneway=one.worstn,
             worst_twoway=two.worstn if two is not None else pd.Series(dtype=float),
             kmarginal=km, kmarginal_exact=exact, null_mean=mean, null_sd=sd,
-            S_pMSE_general_se=null_se(s_gen, mean, sd, nperms if nperms > 0 else 0),
+            S_pMSE_general_se=null_se(s_gen, mean, sd, nperms),
             kmarginal_se=float(np.std(boot, ddof=1)),
             warnings=_coding_warnings(original, frame, columns, name) + sorted(
                 set(list(gen.get("warnings", [])) + list(one.warnings)

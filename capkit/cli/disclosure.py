@@ -84,7 +84,7 @@ class DisclosureRun:
     summary: object  # capkit.disclosure.DisclosureSummary
     inputs: Inputs
     options: dict[str, object]
-    cap_v2: pd.Series = field(default_factory=lambda: _no_targets())
+    cap_v2: pd.Series = field(default_factory=_no_targets)
     warnings: list[str] = field(default_factory=list)
 
 

@@ -109,7 +109,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
 
     def body() -> None:
         from capkit.data.overlap import copies_of_holdout, size_note
-        from capkit.membership_inference import ATTACKS, exposed_members, summary
+        from capkit.membership_inference import exposed_members, summary
         from capkit.plots.membership import membership_roc
         from capkit.report import render
         from capkit.report.membership import membership_report

@@ -197,7 +197,7 @@ def report(files: tuple[Path, ...], keys: str | None, targets: str | None,
     reached: list[str] = []
 
     def body() -> None:
-        from capkit.audit import FAMILIES, at_risk, audit
+        from capkit.audit import at_risk, audit
         from capkit.audit.compare import before_after
         from capkit.audit.utility_family import release_map
         from capkit.audit.verdicts import LEVELS

@@ -30,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Entry", "code_digest", "data_digest", "folder_digest", "run_key"]
+__all__ = ["Entry", "code_digest", "data_digest", "run_key"]
 
 #: Bump when the layout of an entry or the recipe of a key changes.
 VERSION = "capkit-reproduce-cache 1"
@@ -48,13 +48,6 @@ def _hash_files(digest: Any, folder: Path, suffixes: tuple[str, ...] | None = No
         data = path.read_bytes()
         digest.update(f"{path.relative_to(folder).as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
-
-
-def folder_digest(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
-    """SHA-256 of the files under ``folder`` (their relative paths and bytes)."""
-    digest = hashlib.sha256()
-    _hash_files(digest, Path(folder), suffixes)
-    return digest.hexdigest()
 
 
 def code_digest(package: Path | None = None) -> str:

@@ -85,9 +85,9 @@ def _eval(n1, n2, order0, y, classification, C, counts_out):
 
 # ---------------------------------------------------------------- growth ---------------------
 
-@njit(cache=True)
-def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode,
-         max_exhaustive):
+@njit(cache=True, nogil=True)
+def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode,
+                max_exhaustive, roots):
     """Grow and collapse one tree; see the module docstring for the rules.
 
     Parameters
@@ -96,20 +96,12 @@ def grow(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode
     ncat : (p,) int64, 0 for an ordered (continuous) predictor
     y : (n,) float64, the numeric response or class codes 0..C-1
     aprior : (C,) rpart's altered priors (classification)
+    roots : the root orders of :func:`capkit.synth._rpart_order.root_orders` (not modified)
 
     Returns
     -------
     node arrays (numbers, children, split variable / point / directions, size, risk,
     complexity, improvement, class counts) and the final record order with each node's range.
-    """
-    return grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp,
-                       maxnode, max_exhaustive, root_orders(X, ncat))
-
-
-@njit(cache=True, nogil=True)
-def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, maxnode,
-                max_exhaustive, roots):
-    """:func:`grow` with the root orders of :func:`root_orders` given (not modified).
 
     A node's records are kept in each continuous predictor's order with their values and
     responses beside them (so the split search reads them in sequence); every categorical
@@ -452,4 +444,4 @@ def route(Xk, left, right, var, cut, direction, is_factor, size):
     return out
 
 
-__all__ = ["grow", "grow_sorted", "root_orders", "route", "rpart_order"]
+__all__ = ["grow_sorted", "root_orders", "route", "rpart_order"]

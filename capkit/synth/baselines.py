@@ -22,14 +22,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from capkit.data.labels import CATEGORY_LEVELS, is_coded_category, is_numeric
+from capkit.data.labels import is_coded_category, is_numeric
 from capkit.errors import CapkitError
 
-__all__ = ["CODE_LEVELS", "bootstrap_with_noise", "independent_columns", "leaky_release"]
-
-#: Most distinct values (missing values aside) of a numeric column that
-#: :func:`bootstrap_with_noise` takes for a code and leaves unperturbed.
-CODE_LEVELS = CATEGORY_LEVELS
+__all__ = ["bootstrap_with_noise", "independent_columns", "leaky_release"]
 
 
 def _check(frame: object, n: int | None) -> int:
@@ -56,13 +52,14 @@ def bootstrap_with_noise(frame: pd.DataFrame, *, noise: float = 0.01, seed: int 
         Standard deviation of the noise as a share of each numeric column's standard deviation
         (default 1%). Only measurements are perturbed:
 
-        * a column of codes, **any numeric column with at most** :data:`CODE_LEVELS` **(20)
-        distinct values** (missing values aside), whatever its dtype, keeps the drawn records'
-        values as they are: survey files store categories as numbers, whole (1, 2, 3) or not
-        (age classes by their midpoints 17.5, 22, 27), and a perturbed code is no code of the
-        original (every exact-match measure would then find nothing, and the near-copy would
-        look safe and useless). The same threshold makes the attacks treat such a column as a
-        category (:data:`capkit.data.labels.CATEGORY_LEVELS`);
+        * a column of codes, **any numeric column with at most**
+        :data:`capkit.data.labels.CATEGORY_LEVELS` **(20) distinct values** (missing values
+        aside: :func:`capkit.data.labels.is_coded_category`), whatever its dtype, keeps the
+        drawn records' values as they are: survey files store categories as numbers, whole
+        (1, 2, 3) or not (age classes by their midpoints 17.5, 22, 27), and a perturbed code is
+        no code of the original (every exact-match measure would then find nothing, and the
+        near-copy would look safe and useless). The attacks treat such a column as a category
+        by the same test;
         * the other columns of whole numbers (integer columns, and float columns whose values
         are all whole, such as incomes in whole units beside missing values) are rounded back
         to whole numbers after the noise (with 1% of the standard deviation most values come

@@ -20,8 +20,8 @@ The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_sha
 also used by the Gower searches without a categorical column): a tree search and the ball per
 query, ``(n + m) log m`` plus the ball's records (k and their ties), instead of every pair.
 
-Apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled)
-so that the DOMIAS-compatible attacks do not import numba.
+Kept apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled) so that the
+DOMIAS-compatible attacks do not import numba.
 """
 
 from __future__ import annotations

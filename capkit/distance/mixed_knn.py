@@ -50,7 +50,7 @@ from tqdm import tqdm
 
 from capkit.counts.rows import unique_rows
 from capkit.data.labels import is_numeric
-from capkit.distance import _mixed_kernel
+from capkit.distance import _mixed_kernel, squared
 from capkit.errors import CapkitError
 
 __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
@@ -318,9 +318,8 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
         pool = orders.ravel()
         wide = np.flatnonzero(hi - lo > BALL_WINDOW)
         if len(wide):  # the L1 ball of radius U (raised again for the tree's rounding)
-            balls = tree.query_ball_point(x[wide], bound[wide] * (1 + 1e-9), p=1)
-            sizes = np.fromiter((len(b) for b in balls), dtype=np.int64, count=len(wide))
-            inside = cands[np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])]
+            sizes, inside = squared.tree_balls(tree, x[wide], bound[wide] * (1 + 1e-9), 1)
+            inside = cands[inside]  # any order: a window is searched in ascending positions
             starts = len(pool) + np.cumsum(sizes) - sizes
             sure = sizes >= k  # always (the ball holds the k nearest); else the slab stays
             lo[wide[sure]], hi[wide[sure]] = starts[sure], starts[sure] + sizes[sure]

@@ -203,9 +203,9 @@ def _nearest(grid: Grid, train: str, query: np.ndarray) -> np.ndarray:
         num_q[:, k] = _numeric_values(grid, c, query)
     for k in range(len(numeric)):
         span = float(num_r[:, k].max() - num_r[:, k].min())
-        scale = np.array([1.0 / (span if span > 0 else 1.0)])  # gower.encode's weight / range
-        num_r[:, k] = num_r[:, k] * scale[0]
-        num_q[:, k] = num_q[:, k] * scale[0]
+        scale = 1.0 / (span if span > 0 else 1.0)  # gower.encode's weight / range
+        num_r[:, k] *= scale
+        num_q[:, k] *= scale
     cat_r = np.ascontiguousarray(grid.parts[combos][:, categorical], dtype=np.int64)
     cat_q = np.ascontiguousarray(grid.parts[query][:, categorical], dtype=np.int64)
     _, nearest = nearest_record(cat_q, cat_r, num_q, num_r, np.ones(len(categorical)))

@@ -221,11 +221,11 @@ def _window(cand_num, order, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _nearest_windows(query_num, orders, cand_num, use, lo, hi, rows, k, kth, n_below,
-                     n_at, n_min, place, dist, band, band_at):  # pragma: no cover - compiled
+def _nearest_windows(query_num, pool, cand_num, lo, hi, rows, k, kth, n_below, n_at, n_min,
+                     place, dist, band, band_at):  # pragma: no cover - compiled
     no_cat = np.empty((0, 0), np.int64)
     for i in prange(len(rows)):
-        pos, num_t = _window(cand_num, orders[use[i]], lo[i], hi[i])
+        pos, num_t = _window(cand_num, pool, lo[i], hi[i])
         _nearest_one(query_num, no_cat, num_t, no_cat, rows[i], k, False, True, i, kth,
                      n_below, n_at, n_min, place, dist, band, band_at)
         for a in range(k):
@@ -235,11 +235,11 @@ def _nearest_windows(query_num, orders, cand_num, use, lo, hi, rows, k, kth, n_b
                 band[i, s] = pos[band[i, s]]
 
 
-def nearest_windows(query_num: np.ndarray, orders: np.ndarray, cand_num: np.ndarray,
-                    use: np.ndarray, lo: np.ndarray, hi: np.ndarray, rows: np.ndarray, k: int,
+def nearest_windows(query_num: np.ndarray, pool: np.ndarray, cand_num: np.ndarray,
+                    lo: np.ndarray, hi: np.ndarray, rows: np.ndarray, k: int,
                     slots: int = 0) -> tuple[np.ndarray, ...]:
     """:func:`nearest_rows` (numeric columns only, no missing number) for query ``rows[i]``
-    against the candidates ``orders[use[i], lo[i]:hi[i]]`` (a window holding every candidate
+    against the candidates ``pool[lo[i]:hi[i]]`` (a window holding every candidate
     that can be at or below its k-th distance, and at least k), taken in ascending positions:
     the same floats, counts and tie rule as over all of them, with places and bands given as
     candidate positions. Each query is worked out by one thread, on its own."""
@@ -248,28 +248,28 @@ def nearest_windows(query_num: np.ndarray, orders: np.ndarray, cand_num: np.ndar
            np.empty((n, k), np.int64), np.empty((n, k)), np.empty((n, slots), np.int64),
            np.zeros((n, slots), np.bool_))
     if n:
-        _nearest_windows(query_num, orders, cand_num, use, lo, hi, rows, k, *out)
+        _nearest_windows(query_num, pool, cand_num, lo, hi, rows, k, *out)
     return out
 
 
 @njit(cache=True, parallel=True)
-def _band_windows(query_num, orders, cand_num, use, lo, hi, rows, kth, start, pair_row,
-                  pair_col, at):  # pragma: no cover - compiled
+def _band_windows(query_num, pool, cand_num, lo, hi, rows, kth, start, pair_row, pair_col,
+                  at):  # pragma: no cover - compiled
     no_cat = np.empty((0, 0), np.int64)
     for i in prange(len(rows)):
-        pos, num_t = _window(cand_num, orders[use[i]], lo[i], hi[i])
+        pos, num_t = _window(cand_num, pool, lo[i], hi[i])
         _band_one(query_num, no_cat, num_t, no_cat, rows[i], kth[i], start[i], False, True,
                   i, pair_row, pair_col, at)
         for w in range(start[i], start[i + 1]):
             pair_col[w] = pos[pair_col[w]]
 
 
-def band_windows(query_num: np.ndarray, orders: np.ndarray, cand_num: np.ndarray,
-                 use: np.ndarray, lo: np.ndarray, hi: np.ndarray, rows: np.ndarray,
+def band_windows(query_num: np.ndarray, pool: np.ndarray, cand_num: np.ndarray,
+                 lo: np.ndarray, hi: np.ndarray, rows: np.ndarray,
                  kth: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`band_rows` over the windows of :func:`nearest_windows` (candidate positions)."""
     total = int(start[len(rows)])
     out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.bool_))
     if len(rows):
-        _band_windows(query_num, orders, cand_num, use, lo, hi, rows, kth, start, *out)
+        _band_windows(query_num, pool, cand_num, lo, hi, rows, kth, start, *out)
     return out

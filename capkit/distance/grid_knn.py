@@ -32,6 +32,7 @@ from contextlib import nullcontext
 import numpy as np
 from scipy import sparse
 
+from capkit.counts.rows import unique_rows
 from capkit.distance.mixed_knn import CELLS, Neighbors
 from capkit.distance.neighbours import one_thread
 from capkit.errors import CapkitError
@@ -71,11 +72,12 @@ def _bits(train: np.ndarray, query: np.ndarray) -> int:
 
 
 def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows (in byte order) and each row's code into them."""
+    """The distinct rows and each row's code into them (:func:`capkit.counts.rows.unique_rows`
+    on the bits; the order of the distinct rows changes no answer: the selection sorts by
+    distance and position)."""
     rows = np.ascontiguousarray(rows + 0.0)  # -0.0 and 0.0 are one value
-    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * max(rows.shape[1], 1))))
-    _, first, code = np.unique(keys.reshape(-1), return_index=True, return_inverse=True)
-    return rows[first], code.reshape(-1)
+    first, code = unique_rows(rows.view(np.int64))
+    return rows[first], code
 
 
 def _expand(pair_row: np.ndarray, pair_point: np.ndarray, length: np.ndarray,

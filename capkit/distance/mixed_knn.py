@@ -50,7 +50,7 @@ from tqdm import tqdm
 
 from capkit.counts.rows import unique_rows
 from capkit.data.labels import is_numeric
-from capkit.distance import _mixed_kernel
+from capkit.distance import _mixed_kernel, squared
 from capkit.errors import CapkitError
 
 __all__ = ["MixedData", "Neighbors", "encode", "nearest", "pair_distances"]
@@ -312,27 +312,26 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
             reach = bound + 1e-9 * (bound + np.abs(x[:, j]))  # covers rounding of x -/+ reach
             lows[j] = np.searchsorted(columns[j], x[:, j] - reach, side="left")
             highs[j] = np.searchsorted(columns[j], x[:, j] + reach, side="right")
-        use = np.argmin(highs - lows, axis=0)
+        column = np.argmin(highs - lows, axis=0)
         pick = np.arange(len(rows))
-        lo, hi = lows[use, pick] + use * m, highs[use, pick] + use * m  # places in `pool`
+        lo = lows[column, pick] + column * m  # places in `pool`
+        hi = highs[column, pick] + column * m
         pool = orders.ravel()
         wide = np.flatnonzero(hi - lo > BALL_WINDOW)
         if len(wide):  # the L1 ball of radius U (raised again for the tree's rounding)
-            balls = tree.query_ball_point(x[wide], bound[wide] * (1 + 1e-9), p=1)
-            sizes = np.fromiter((len(b) for b in balls), dtype=np.int64, count=len(wide))
-            inside = cands[np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])]
+            sizes, inside = squared.tree_balls(tree, x[wide], bound[wide] * (1 + 1e-9), 1)
+            inside = cands[inside]  # any order: a window is searched in ascending positions
             starts = len(pool) + np.cumsum(sizes) - sizes
             sure = sizes >= k  # always (the ball holds the k nearest); else the slab stays
             lo[wide[sure]], hi[wide[sure]] = starts[sure], starts[sure] + sizes[sure]
             pool = np.concatenate([pool, inside])
-        pool, use = pool[None, :], np.zeros(len(rows), dtype=np.int64)
-        found = _mixed_kernel.nearest_windows(data.query_num, pool, data.cand_num, use, lo,
-                                              hi, np.asarray(rows, np.int64), k, BAND_SLOTS)
+        found = _mixed_kernel.nearest_windows(data.query_num, pool, data.cand_num, lo, hi,
+                                              np.asarray(rows, np.int64), k, BAND_SLOTS)
         exact = (found[0] < 1.0) | (not several_groups)
         if not exact.all():
             fallback.append(rows[~exact])
         kth, n_below, n_at, n_min, place, dist, band, band_at = (f[exact] for f in found)
-        rows, use, lo, hi = rows[exact], use[exact], lo[exact], hi[exact]
+        rows, lo, hi = rows[exact], lo[exact], hi[exact]
         out.index[rows], out.distance[rows], out.kth[rows] = place, dist, kth
         out.n_below[rows], out.n_at_kth[rows], out.n_at_min[rows] = n_below, n_at, n_min
         if on_band is None or len(rows) == 0:
@@ -344,7 +343,7 @@ def _windowed(data: MixedData, queries: np.ndarray, cands: np.ndarray, k: int,
         if len(wide):
             start = np.concatenate([[0], np.cumsum(n_below[wide] + n_at[wide])]).astype(np.int64)
             r, c, at = _mixed_kernel.band_windows(data.query_num, pool, data.cand_num,
-                                                  use[wide], lo[wide], hi[wide],
+                                                  lo[wide], hi[wide],
                                                   np.asarray(rows[wide], np.int64), kth[wide],
                                                   start)
             on_band(rows[wide[r]], c, at)

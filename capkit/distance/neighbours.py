@@ -256,30 +256,27 @@ def k_nearest(a: Encoded, b: Encoded, k: int, *, weights: Weights | None = None,
     num_scale = weights.num
     out = np.full((n, k), np.inf)
     num_a, num_b = a.num * num_scale, b.num * num_scale
+    cat_a, cat_b, w_kept = a.cat[:, keep], b.cat[:, keep], w_eff[keep]
+    width = min(k, len(b))
     found_k = None
     if len(b) and n * len(b) <= _bylevel.BYLEVEL_PAIRS and _bylevel.usable(num_a, num_b,
-                                                                           w_eff[keep]):
+                                                                           w_kept):
         # up to tens of thousands of records: the brute force's k rows, level by level in numpy
-        found_k = _bylevel.bylevel_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
-                                     np.column_stack(excluded) if excluded else None,
-                                     min(k, len(b)))
-    if found_k is None and _brute.usable(n, len(b), num_a, num_b, w_eff[keep]):
+        found_k = _bylevel.bylevel_k(cat_a, cat_b, num_a, num_b, w_kept,
+                                     np.column_stack(excluded) if excluded else None, width)
+    if found_k is None and _brute.usable(n, len(b), num_a, num_b, w_kept):
         # small: the k searches below in one pass over the pairs (the same rows)
-        found_k = _brute.brute_k(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
-                                 None, np.column_stack(excluded) if excluded else None,
-                                 min(k, len(b)))
-    searched = [] if found_k is None else [(found_k[0][:, j], found_k[1][:, j])
-                                           for j in range(found_k[0].shape[1])]
-    for j in range(min(k, len(b))):
-        if searched:
-            best, arg = searched[j]
+        found_k = _brute.brute_k(cat_a, cat_b, num_a, num_b, w_kept, None,
+                                 np.column_stack(excluded) if excluded else None, width)
+    for j in range(width):
+        if found_k is not None:
+            best, arg = found_k[0][:, j], found_k[1][:, j]
         else:
             exclude = np.column_stack(excluded) if excluded else None
             # one BLAS thread: the level matrices are small products, and threads of a shared
             # machine slow them by several times
             with one_thread():
-                best, arg = nearest(a.cat[:, keep], b.cat[:, keep], num_a, num_b, w_eff[keep],
-                                    exclude=exclude)
+                best, arg = nearest(cat_a, cat_b, num_a, num_b, w_kept, exclude=exclude)
         found = np.isfinite(best)
         out[found, j] = pair_distance(a, b, np.flatnonzero(found), arg[found], weights, total)
         excluded.append(np.where(found, arg, -1))

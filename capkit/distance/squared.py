@@ -20,8 +20,8 @@ The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_sha
 also used by the Gower searches without a categorical column): a tree search and the ball per
 query, ``(n + m) log m`` plus the ball's records (k and their ties), instead of every pair.
 
-Apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled)
-so that the DOMIAS-compatible attacks do not import numba.
+Kept apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled) so that the
+DOMIAS-compatible attacks do not import numba.
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ def tree_usable(x: np.ndarray, y: np.ndarray, k: int) -> bool:
     return bool(len(size) == 0 or (size.max() < 1e100 and size.min() >= 1e-100))
 
 
-def _tree_balls(tree, q: np.ndarray, radius: np.ndarray, p: int
+def tree_balls(tree, q: np.ndarray, radius: np.ndarray, p: int
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The targets in each query's ball (scipy's ``query_ball_point``, distance <= radius):
     the number per query and the targets, query after query."""
@@ -238,7 +238,7 @@ def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for start in range(0, len(x), BALL_QUERIES):
         stop = min(start + BALL_QUERIES, len(x))
         q = x[start:stop]
-        sizes, tj = _tree_balls(tree, q, tree.query(q, k=1, p=2)[0] * (1 + 1e-9), 2)
+        sizes, tj = tree_balls(tree, q, tree.query(q, k=1, p=2)[0] * (1 + 1e-9), 2)
         if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
             raise RuntimeError("a k-d tree ball holds no target")
         d = _pair_squared(x, y, np.repeat(np.arange(start, stop), sizes), tj)
@@ -266,7 +266,7 @@ def ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
     reach = (np.sqrt(radius) if norm == "squared" else radius * scale) * (1 + 1e-9)
     for start in range(0, len(x), BALL_QUERIES):
         stop = min(start + BALL_QUERIES, len(x))
-        sizes, tj = _tree_balls(tree, x[start:stop], np.full(stop - start, reach), p)
+        sizes, tj = tree_balls(tree, x[start:stop], np.full(stop - start, reach), p)
         local = np.repeat(np.arange(stop - start), sizes)
         d = pair(x, y, local + start, tj)
         inside = (d / scale < radius) if norm == "l1" else (d < radius)
@@ -300,7 +300,7 @@ def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: in
         stop = min(start + BALL_QUERIES, len(x))
         q = x[start:stop]
         bound = tree.query(q, k=[k], p=p)[0][:, 0]
-        sizes, tj = _tree_balls(tree, q, bound * (1 + 1e-9), p)
+        sizes, tj = tree_balls(tree, q, bound * (1 + 1e-9), p)
         if int(sizes.min()) < k:  # the bound rules this out; kept as a guard
             raise RuntimeError("a k-d tree ball holds fewer than k targets")
         qi = np.repeat(np.arange(start, stop), sizes)
@@ -327,4 +327,4 @@ def squared_knn_share(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int
 
 
 __all__ = ["ball_counts_in_balls", "knn_share_in_balls", "squared_ball_counts",
-           "squared_knn_share", "squared_min", "tree_usable"]
+           "squared_knn_share", "squared_min", "tree_balls", "tree_usable"]

@@ -33,7 +33,7 @@ counts of a pass over every pair):
   numeric values, until that sum and the level put the rest beyond its best; a k-d tree's bound
   first without a categorical column): about (n + m) log m plus the targets within reach;
   every pair only when the records' sums and levels all fall within reach of one another.
-  Squared Euclidean: :func:`capkit.membership_inference.squared.squared_min`, a sort on sums
+  Squared Euclidean: :func:`capkit.distance.squared.squared_min`, a sort on sums
   ((n + m) log m) and the targets within the Cauchy-Schwarz reach of each record's bound.
 * MC: the DCR search, then the records inside each ball, searched only for the records whose
   nearest distance is inside (squared) or in the combinations whose level is inside (Gower),
@@ -117,7 +117,7 @@ def mc(enc: Encoded, d_g: np.ndarray) -> tuple[np.ndarray, float]:
         from capkit.distance import radius  # numba: imported when used
 
         counts = radius.gower_ball_counts(enc.cat_x, enc.num_x, enc.cat_g, enc.num_g,
-                                               enc.w_cat, enc.total_weight, epsilon)
+                                          enc.w_cat, enc.total_weight, epsilon)
     return counts / len(enc.num_g), epsilon
 
 
@@ -133,8 +133,7 @@ def dpi(enc: Encoded, k: int) -> np.ndarray:
     cat_t = np.concatenate([enc.cat_g, enc.cat_r])
     from capkit.distance import radius  # numba: imported when used
 
-    return radius.gower_knn_share(enc.cat_x, enc.num_x, cat_t, num_t, enc.w_cat, is_syn,
-                                       k)
+    return radius.gower_knn_share(enc.cat_x, enc.num_x, cat_t, num_t, enc.w_cat, is_syn, k)
 
 
 def domias(x: np.ndarray, g: np.ndarray, r: np.ndarray | None, *, compat: bool

@@ -164,10 +164,8 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
 
 
 def _whiten(kernel: Kernel, points: np.ndarray) -> np.ndarray:
-    points = np.ascontiguousarray(points, dtype=np.float64)
-    if points.ndim != 2 or points.shape[1] != kernel.d:
-        raise CapkitError(f"points must have {kernel.d} columns, got shape {points.shape}")
-    return np.ascontiguousarray(linalg.solve_triangular(kernel.cholesky, points.T, lower=True).T)
+    """``points`` checked and whitened (L^-1 x, scipy's triangular solve)."""
+    return _scipy_points(kernel, _points(kernel, points))
 
 
 def _blocks(kernel: Kernel, z: np.ndarray):

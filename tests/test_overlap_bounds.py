@@ -1,6 +1,6 @@
 """The overlap test's verdict settled by bounds of the binomial tail (capkit.data.overlap's
-module note) is the verdict of scipy's exact p-value, and a check whose bounds decide imports no
-scipy.special."""
+module note) is the verdict of scipy's exact p-value, a check whose bounds decide imports no
+scipy.special, and the numeric columns' groups count as the frame's groupby."""
 
 from __future__ import annotations
 
@@ -72,3 +72,43 @@ assert found.shared > found.expected and not found.excess
                           check=True)
     assert "scipy.special" not in done.stdout.split()
     assert overlap.ALPHA < 0.5  # the median rule's verdict needs it
+
+
+def test_numeric_groups_count_as_groupby(monkeypatch) -> None:
+    rng = np.random.default_rng(11)
+
+    def column(kind: str, n: int) -> np.ndarray:
+        if kind == "f":
+            values = rng.choice([0.0, -0.0, 1.5, np.nan, 2.0, 1e300, -np.inf], n)
+        elif kind == "f32":
+            values = rng.choice([0.0, -0.0, 0.1, np.nan], n).astype(np.float32)
+        elif kind == "i":
+            values = rng.integers(-2, 3, n)
+        elif kind == "u":
+            values = rng.integers(0, 3, n).astype(np.uint8)
+        else:
+            values = rng.random(n) < 0.5
+        return values
+
+    for _ in range(60):
+        kinds = list(rng.choice(["f", "f32", "i", "u", "b"], int(rng.integers(1, 5))))
+        n_m, n_o = int(rng.integers(0, 300)), int(rng.integers(0, 300))
+        members = pd.DataFrame({f"c{i}": column(k, n_m) for i, k in enumerate(kinds)})
+        other = pd.DataFrame({f"c{i}": column(k, n_o) for i, k in enumerate(kinds)})
+        if n_m and rng.random() < 0.5:
+            other = pd.concat([other, members.iloc[: n_m // 3]], ignore_index=True)
+        if len(members) == 0 and len(other) == 0:
+            continue
+        fast = record_overlap(members, other)
+        with monkeypatch.context() as patch:
+            patch.setattr(overlap, "_numeric_groups", lambda *args: None)
+            slow = record_overlap(members, other)
+        assert (fast.shared, fast.member_duplicates, fast.expected) == (
+            slow.shared, slow.member_duplicates, slow.expected)
+        np.testing.assert_array_equal(fast.is_shared, slow.is_shared)
+        np.testing.assert_array_equal(fast.member_count, slow.member_count)
+    # other types, or a column of another type in one frame, take the frame's groupby
+    assert overlap._numeric_groups(pd.DataFrame({"a": [1, 2]}), pd.DataFrame({"a": [1.0]}),
+                                   ["a"]) is None
+    assert overlap._numeric_groups(pd.DataFrame({"a": ["x"]}), pd.DataFrame({"a": ["x"]}),
+                                   ["a"]) is None

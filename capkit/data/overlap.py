@@ -17,7 +17,8 @@ Comparing on every column of the members (not only the keys and targets a comman
 what makes the test work: on three coarse columns most records have a twin; on all of them a
 real holdout shares few rows.
 
-The counts are exact (the rows are factorised together; no hashing), vectorised, one pass.
+The counts are exact (the rows are factorised together, column by column: equal values, not
+hashes of rows, make a group), vectorised, one pass.
 The p-value is scipy's exact binomial tail (``scipy.special.bdtrc``), computed when first read;
 whether it is below :data:`ALPHA` is first settled, where they decide it with a wide margin, by
 two bounds of that tail computed with the ``math`` module: a count at most ``floor(n p0)`` (the
@@ -206,11 +207,13 @@ def record_overlap(members: pd.DataFrame, other: pd.DataFrame,
             if c not in frame.columns:
                 raise CapkitError(f"column {c!r} is missing from {name}")
     n_m, n_o = len(members), len(other)
-    both = pd.concat([members[columns], other[columns]], ignore_index=True)
-    # one level per distinct record: a missing value equals a missing value
-    both = both.astype({c: object for c in columns if isinstance(both[c].dtype,
-                                                                   pd.CategoricalDtype)})
-    group = both.groupby(columns, dropna=False, sort=False).ngroup().to_numpy()
+    group = _numeric_groups(members, other, columns)
+    if group is None:
+        both = pd.concat([members[columns], other[columns]], ignore_index=True)
+        # one level per distinct record: a missing value equals a missing value
+        both = both.astype({c: object for c in columns if isinstance(both[c].dtype,
+                                                                       pd.CategoricalDtype)})
+        group = both.groupby(columns, dropna=False, sort=False).ngroup().to_numpy()
     per_group = np.bincount(group[:n_m], minlength=int(group.max()) + 1 if len(group) else 0)
     duplicates = int((per_group[group[:n_m]] > 1).sum())
     is_shared = per_group[group[n_m:]] > 0
@@ -218,6 +221,30 @@ def record_overlap(members: pd.DataFrame, other: pd.DataFrame,
     p0 = (duplicates + 0.5) / (n_m + 1)
     return Overlap(tuple(map(str, columns)), n_m, n_o, shared, duplicates, n_o * p0,
                    is_shared, per_group[group[n_m:]])
+
+
+def _numeric_groups(members: pd.DataFrame, other: pd.DataFrame, columns: list[str]
+                    ) -> np.ndarray | None:
+    """Each record's group (members first, then ``other``; equal records, a missing value
+    equal to a missing value, share a group) when every column has one plain numpy number or
+    bool type in both frames, else None. The groups the frame's ``groupby(dropna=False)``
+    gives, without its frame machinery: each column's values factorised (``pandas.factorize``,
+    the hash table ``groupby`` uses; missing values one code), then the pair (codes so far,
+    this column's code) factorised, exact while both are below the record count."""
+    for c in columns:
+        dtype = members[c].dtype
+        if (not isinstance(dtype, np.dtype) or dtype.kind not in "fiub"
+                or other[c].dtype != dtype):
+            return None
+    group = None
+    for c in columns:
+        values = np.concatenate([members[c].to_numpy(), other[c].to_numpy()])
+        codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        if group is None:
+            group = codes.astype(np.int64)
+        else:
+            group, _ = pd.factorize(group * len(uniques) + codes)
+    return group
 
 
 def _tail_decided(k: int, n: int, p: float) -> bool | None:

@@ -175,19 +175,25 @@ def test_codes_near_the_type_limits(dtype, base, monkeypatch):
         _same(*_both(monkeypatch, original, synthetic, keys, target))
 
 
-def test_wide_target_span_ranks_targets_first(monkeypatch):
+@pytest.mark.parametrize("keys_int64", [False, True])
+def test_wide_target_span_ranks_targets_first(monkeypatch, keys_int64):
     """A target of few values over a wide span (raw targets x keys far more cells than
-    records): its values are ranked before the records' cell codes are made."""
+    records): its values are ranked before the records' cell codes are made; with the keys'
+    frame shifts past INT32_SHIFTED too (int64 key codes, int32 cells)."""
+    if keys_int64:
+        monkeypatch.setattr(integers, "INT32_SHIFTED", 300 * 200)
     rng = np.random.default_rng(8)
-    def draw(n: int) -> pd.DataFrame:
+    def draw(n: int) -> pd.DataFrame:  # int32 columns: int32 codes unless shifted past
         return pd.DataFrame({"a": rng.integers(0, 300, n), "b": rng.integers(0, 200, n),
-                             "t": rng.choice([0, 7, 59_999], n)})
+                             "t": rng.choice([0, 7, 59_999], n)}).astype("int32")
     original, synthetic, holdout = draw(300), draw(250), draw(90)
     ranked = []
     with monkeypatch.context() as m:
-        m.setattr(integers, "_joint", lambda *a: ranked.append(a[2] is not None) or _joint(*a))
+        m.setattr(integers, "_joint", lambda *a: ranked.append((a[2] is not None, a[1].dtype))
+                  or _joint(*a))
         integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
-    assert ranked == [True, True]
+    key_type = np.int64 if keys_int64 else np.int32
+    assert ranked == [(True, key_type), (True, key_type)]
     for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
         _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t",
                      allow_disjoint_levels=True, **extra))

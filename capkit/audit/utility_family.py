@@ -55,6 +55,7 @@ import pandas as pd
 from capkit import utility
 from capkit.audit.findings import Finding
 from capkit.audit.verdicts import LEVELS
+from capkit.control import Z95
 from capkit.data.coding import mismatches
 from capkit.errors import CapkitError
 from capkit.sdnist.kmarginal import kmarginal
@@ -74,8 +75,6 @@ NPERMS = 20
 #: Bootstrap replicates of the k-marginal score for its standard error.
 KMARGINAL_REPLICATES = 20
 
-#: The normal quantile of the map's 95% intervals.
-Z95 = 1.959963984540054
 
 
 def reading(s_pmse: float) -> str:

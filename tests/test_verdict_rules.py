@@ -240,3 +240,15 @@ def test_worst(levels, most):
 
 def test_finite():
     assert v._finite(0.0) and v._finite(1) and not v._finite(None) and not v._finite(math.nan)
+
+
+@pytest.mark.parametrize("level, state", [("disclosive", "flagged"), ("review", "flagged"),
+                                          ("not flagged", "not flagged"),
+                                          ("not measured", "not measured")])
+def test_flag_not_measured_is_neither(level, state):
+    assert v.flag(level) == state and state in v.FLAG_STATES
+
+
+def test_flag_refuses_an_unknown_level():
+    with pytest.raises(v.CapkitError, match="verdict level"):
+        v.flag("flagged")

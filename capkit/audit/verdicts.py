@@ -300,6 +300,24 @@ def decide(own: Verdict, family: str, *, weaker_than_baseline: bool = False,
     return apply(0)
 
 
+#: What a verdict says of its finding when findings are counted or releases compared: one of
+#: these (:func:`flag`).
+FLAG_STATES = ("flagged", "not flagged", NOT_MEASURED)
+
+
+def flag(level: str) -> str:
+    """Whether a finding of verdict ``level`` is flagged: ``"flagged"`` for a level of
+    :data:`FLAGGED` (disclosive, review), ``"not measured"`` for :data:`NOT_MEASURED` (rule M1,
+    or a finding a release lacks), else ``"not flagged"``. A finding not measured is neither
+    flagged nor not flagged: a release must not look riskier, or safer, because a measure could
+    not be made. The one rule for the report's verdict lines and the risk-utility map."""
+    if level not in LEVELS:
+        raise CapkitError(f"verdict level must be one of {LEVELS}, got {level!r}")
+    if level in FLAGGED:
+        return "flagged"
+    return NOT_MEASURED if level == NOT_MEASURED else "not flagged"
+
+
 def not_judged(family: str) -> Verdict:
     """Rule N0: a value with neither holdout nor baseline."""
     return _verdict("not flagged", "N0", family)
@@ -313,7 +331,8 @@ def worst(levels: list[str]) -> str:
 
 
 __all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "FLAGGED",
-           "LEVELS", "NOT_MEASURED", "PRECEDENCE", "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES",
+           "FLAG_STATES", "LEVELS", "NOT_MEASURED", "PRECEDENCE", "RISK_DISCLOSIVE",
+           "RISK_REVIEW", "RULES",
            "Verdict", "against_baseline", "against_control", "against_duplicates", "checks",
-           "coding_differs", "decide",
+           "coding_differs", "decide", "flag",
            "disco_without_control", "no_better_than_baseline", "not_judged", "worst"]

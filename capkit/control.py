@@ -76,7 +76,7 @@ def two_sided_z(confidence: float) -> float:
     return float(ndtri(0.5 * (1.0 + float(confidence))))  # scipy.stats.norm.ppf, bit for bit
 
 
-_z = two_sided_z
+_z = two_sided_z  # the old private name, for code that imported it
 
 #: The standard normal quantile of every two-sided 95% interval, ``two_sided_z(0.95)``: scipy's
 #: ``ndtri(0.975)`` = 1.959963984540054, one ulp below the correctly rounded quantile
@@ -129,7 +129,7 @@ def wilson(k: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
         ``n <= 0``, ``k < 0``, ``k > n`` or a confidence outside [0, 1).
     """
     k, n = _check_counts(k, n, "k", "n")
-    z = _z(confidence)
+    z = two_sided_z(confidence)
     z_squared = z * z
     variance = k * (n - k) / n
     denominator = n + z_squared
@@ -280,7 +280,7 @@ def compare_to_control(k_members: float, n_members: float, k_control: float | No
     >>> round(c.risk, 4), round(c.advantage, 2)
     (0.2222, 0.2)
     """
-    _z(confidence)
+    two_sided_z(confidence)
     members, members_error = _rate(k_members, n_members, confidence, "k_members", "n_members")
     if k_control is None and n_control is None:
         return ControlComparison(members, None, None, None, None, confidence)
@@ -392,7 +392,7 @@ def anonymeter_results(n_attacks: int | tuple[int, int, int], n_success: float,
         n_main, n_base, n_ctrl = n_attacks
     else:
         n_main = n_base = n_ctrl = n_attacks
-    _z(confidence_level)
+    two_sided_z(confidence_level)
     _check_counts(n_success, n_main, "n_success", "n_attacks (main)")
     _check_counts(n_baseline, n_base, "n_baseline", "n_attacks (baseline)")
     attack = wilson(n_success, n_main, confidence_level)

@@ -74,6 +74,12 @@ def _cpu_seconds() -> float:
 def execute(task: Task, keep_exception: bool = True) -> Outcome:
     """Execute one notebook with papermill (in this process; its kernel is a child process).
 
+    The kernel is killed as soon as its last cell has answered (nbclient's ``shutdown_kernel =
+    "immediate"``): every output has been received by then, and the files the cells wrote
+    (claims, figures) were closed by the cells themselves. A graceful shutdown spent about
+    half a CPU-second per notebook tearing down the kernel's imports, and up to a second of
+    wall time waiting for it; exit hooks registered by a cell do not run.
+
     An error papermill raises is returned, not raised: with ``keep_exception`` the exception
     itself, else its name and text only (what a worker process can send back)."""
     import papermill
@@ -85,7 +91,7 @@ def execute(task: Task, keep_exception: bool = True) -> Outcome:
     try:
         papermill.execute_notebook(
             task.notebook, task.output, parameters=task.parameters, cwd=task.cwd,
-            progress_bar=False, kernel_name="python3",
+            progress_bar=False, kernel_name="python3", shutdown_kernel="immediate",
             kernel_manager_class=_kernel_manager_logging_to(Path(task.kernel_log)))
     except Exception as exc:  # noqa: BLE001 - handed to the caller, who decides
         ename, error = getattr(exc, "ename", type(exc).__name__), str(exc)

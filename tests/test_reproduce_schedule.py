@@ -238,3 +238,37 @@ def test_the_kernel_is_killed_once_its_last_cell_has_answered(tmp_path):
     assert outcome.ename is None, outcome.error
     assert (tmp_path / "cell.txt").read_text() == "written"
     assert not (tmp_path / "exit.txt").exists()
+
+
+def test_the_cpu_of_a_process_the_kernel_started_is_counted(tmp_path):
+    """A process a cell started and left running (as capkit's second process is) dies with the
+    kernel, unreaped by it: the CPU it used is still counted in the notebook's."""
+    flag = tmp_path / "burnt"
+    child = ("import time, pathlib\nwhile time.process_time() < 1.0: pass\n"
+             f"pathlib.Path({str(flag)!r}).write_text('1')\ntime.sleep(600)")
+    cell = nbformat.v4.new_code_cell(
+        "import subprocess, sys, time\nfrom pathlib import Path\n"
+        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        f"while not Path({str(flag)!r}).exists(): time.sleep(0.05)")
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    outcome = schedule.execute(schedule.Task(
+        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
+        str(tmp_path / "n.kernel.log")))
+    assert outcome.ename is None, outcome.error
+    assert outcome.cpu >= 1.0  # the child's own second, measured by its process_time
+
+
+def test_every_experiment_carries_its_expected_seconds():
+    """A fresh clone has no recorded times (build/ is not tracked): each experiment's
+    ``seconds`` hint is what orders the notebooks, so each one has it, and the longest
+    notebooks start first (none is left to the end in file order)."""
+    root = Path(__file__).resolve().parents[1]
+    experiments = runner.load_experiments(root)
+    missing = [e.name for e in experiments if e.seconds is None]
+    assert not missing, f"experiments without a seconds hint: {missing}"
+    expected = {e.name: e.seconds for e in experiments}
+    order = schedule.longest_first([e.name for e in experiments], expected)
+    assert [expected[n] for n in order] == sorted(expected.values(), reverse=True)

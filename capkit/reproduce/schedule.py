@@ -50,10 +50,15 @@ class Outcome:
     exception: BaseException | None = None
 
 
-def _kernel_manager_logging_to(log: Path) -> type:
+def _kernel_manager_logging_to(log: Path, killed: list[float] | None = None) -> type:
     """A Jupyter kernel manager whose kernel writes its own stderr (transport warnings, shutdown
     messages) to ``log`` instead of the terminal. Errors raised in cells still reach papermill,
-    which reports them with the cell."""
+    which reports them with the cell.
+
+    Before the kernel is killed, the CPU seconds of the processes it started that are still
+    alive (capkit's second process, :mod:`capkit.processes`) are appended to ``killed``: killed
+    with it, they are never reaped by the kernel, so their time would be missing from the
+    kernel's."""
     from jupyter_client.manager import AsyncKernelManager  # heavy: only when notebooks run
 
     class LoggedKernelManager(AsyncKernelManager):
@@ -62,7 +67,31 @@ def _kernel_manager_logging_to(log: Path) -> type:
                 kw["stderr"] = handle
                 await super()._async_launch_kernel(kernel_cmd, **kw)
 
+        async def _async_kill_kernel(self, restart: bool = False) -> None:
+            process = getattr(self.provisioner, "process", None)
+            if killed is not None and process is not None:
+                killed.append(_descendants_cpu(process.pid))
+            await super()._async_kill_kernel(restart=restart)
+
     return LoggedKernelManager
+
+
+def _descendants_cpu(pid: int) -> float:
+    """CPU seconds of the living descendants of process ``pid`` (and of the children they
+    reaped); 0 when psutil (a dependency of ipykernel) cannot tell."""
+    try:
+        import psutil
+
+        total = 0.0
+        for child in psutil.Process(pid).children(recursive=True):
+            try:
+                t = child.cpu_times()
+            except psutil.Error:  # ended meanwhile: reaped by its parent, counted there
+                continue
+            total += t.user + t.system + t.children_user + t.children_system
+        return total
+    except Exception:  # noqa: BLE001 - a measurement only: never stop a run for it
+        return 0.0
 
 
 def _cpu_seconds() -> float:
@@ -88,16 +117,17 @@ def execute(task: Task, keep_exception: bool = True) -> Outcome:
     start, cpu = time.perf_counter(), _cpu_seconds()
     ename = error = None
     exception: BaseException | None = None
+    killed: list[float] = []
     try:
         papermill.execute_notebook(
             task.notebook, task.output, parameters=task.parameters, cwd=task.cwd,
             progress_bar=False, kernel_name="python3", shutdown_kernel="immediate",
-            kernel_manager_class=_kernel_manager_logging_to(Path(task.kernel_log)))
+            kernel_manager_class=_kernel_manager_logging_to(Path(task.kernel_log), killed))
     except Exception as exc:  # noqa: BLE001 - handed to the caller, who decides
         ename, error = getattr(exc, "ename", type(exc).__name__), str(exc)
         exception = exc if keep_exception else None
-    return Outcome(task.name, time.perf_counter() - start, _cpu_seconds() - cpu, ename, error,
-                   exception)
+    return Outcome(task.name, time.perf_counter() - start,
+                   _cpu_seconds() - cpu + sum(killed), ename, error, exception)
 
 
 def _execute_in_worker(task: Task) -> Outcome:

@@ -272,3 +272,31 @@ def test_every_experiment_carries_its_expected_seconds():
     expected = {e.name: e.seconds for e in experiments}
     order = schedule.longest_first([e.name for e in experiments], expected)
     assert [expected[n] for n in order] == sorted(expected.values(), reverse=True)
+
+
+def test_the_executed_notebook_is_written_at_the_start_and_the_end_only(tmp_path, monkeypatch):
+    """papermill's engine writes the whole notebook at each cell's start and end; capkit's
+    writes it when the run starts and ends, and a notebook that fails is still written with
+    its outputs and its error."""
+    import papermill.engines
+
+    writes: list[str] = []
+    real = papermill.engines.write_ipynb
+    monkeypatch.setattr(papermill.engines, "write_ipynb",
+                        lambda nb, path, **kw: (writes.append(path), real(nb, path, **kw)))
+    cells = [nbformat.v4.new_code_cell(f"print('cell {k}')") for k in range(3)]
+    cells.append(nbformat.v4.new_code_cell("raise ValueError('stop here')"))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    outcome = schedule.execute(schedule.Task(
+        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
+        str(tmp_path / "n.kernel.log")))
+    assert outcome.ename == "ValueError"
+    assert writes == [str(tmp_path / "out.ipynb")] * 2
+    written = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    texts = [o.get("text", "") for c in written.cells if c.cell_type == "code" for o in c.outputs]
+    assert [t for t in texts if t.startswith("cell")] == ["cell 0\n", "cell 1\n", "cell 2\n"]
+    assert any(o.get("ename") == "ValueError" for c in written.cells
+               if c.cell_type == "code" for o in c.outputs)

@@ -21,7 +21,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Outcome", "Task", "execute", "load_times", "longest_first", "run_tasks",
+__all__ = ["ENGINE", "Outcome", "Task", "execute", "load_times", "longest_first", "run_tasks",
            "save_times"]
 
 
@@ -76,6 +76,30 @@ def _kernel_manager_logging_to(log: Path, killed: list[float] | None = None) -> 
     return LoggedKernelManager
 
 
+#: The papermill engine :func:`execute` runs notebooks with (registered on first use).
+ENGINE = "capkit"
+
+
+def _register_engine() -> None:
+    """Register :data:`ENGINE`: papermill's nbclient engine, writing the executed notebook when
+    the run starts and when it ends (papermill writes it in full at each cell's start and end
+    too: a JSON dump and a schema validation of a growing notebook, three quarters of the
+    papermill process's own CPU on a notebook with many figures). What papermill writes last,
+    the file a run leaves, is the same; a notebook that fails is still written with its error."""
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class FewSavesEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man: Any, kernel_name: str, **kw: Any) -> Any:
+            nb_man.save = lambda **_: None  # the cells' saves; notebook_complete's is the class's
+            try:
+                return super().execute_managed_notebook(nb_man, kernel_name, **kw)
+            finally:
+                del nb_man.save
+
+    papermill_engines.register(ENGINE, FewSavesEngine)
+
+
 def _descendants_cpu(pid: int) -> float:
     """CPU seconds of the living descendants of process ``pid`` (and of the children they
     reaped); 0 when psutil (a dependency of ipykernel) cannot tell."""
@@ -113,6 +137,7 @@ def execute(task: Task, keep_exception: bool = True) -> Outcome:
     itself, else its name and text only (what a worker process can send back)."""
     import papermill
 
+    _register_engine()
     Path(task.kernel_log).unlink(missing_ok=True)
     start, cpu = time.perf_counter(), _cpu_seconds()
     ename = error = None
@@ -121,7 +146,8 @@ def execute(task: Task, keep_exception: bool = True) -> Outcome:
     try:
         papermill.execute_notebook(
             task.notebook, task.output, parameters=task.parameters, cwd=task.cwd,
-            progress_bar=False, kernel_name="python3", shutdown_kernel="immediate",
+            progress_bar=False, kernel_name="python3", engine_name=ENGINE,
+            shutdown_kernel="immediate",
             kernel_manager_class=_kernel_manager_logging_to(Path(task.kernel_log), killed))
     except Exception as exc:  # noqa: BLE001 - handed to the caller, who decides
         ename, error = getattr(exc, "ename", type(exc).__name__), str(exc)

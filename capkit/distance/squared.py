@@ -44,6 +44,8 @@ BALL_QUERIES = 1 << 14
 #: counts go to a k-d tree (when :func:`tree_usable`): few on Adult's raw columns, where the
 #: sums (dominated by ``fnlwgt``) leave a few records per query.
 SUMS_PER_ROW = 64
+#: Queries from which the searches visit them in order of their sums (:func:`_sum_order`).
+ORDER_QUERIES = 4096
 
 
 def _squared_blocks(x: np.ndarray, y: np.ndarray):
@@ -93,6 +95,35 @@ class _BySums:
         return lo, np.maximum(hi, lo + 1)
 
 
+def _sum_order(x: np.ndarray) -> np.ndarray | None:
+    """The queries in order of their sum of values (None: keep the given order, for fewer than
+    :data:`ORDER_QUERIES` queries). Each query's result depends on that query alone, so the
+    order changes no number; it changes where in memory consecutive queries look: the targets
+    near in sum (the search on sums), the k-d tree's nodes (its searches). In the given order
+    every query starts in another part of the tree or of the sorted targets, a cache miss
+    each, and past a few hundred thousand records (data beyond the processor's caches) that
+    made these searches grow as n^1.3-1.7 (module docstring)."""
+    if len(x) < ORDER_QUERIES or not np.isfinite(x).all():
+        return None
+    return np.argsort(x.sum(axis=1), kind="stable")
+
+
+def _in_order(search, x: np.ndarray, *args, rows_like: tuple = (), **kwargs) -> np.ndarray:
+    """``search(x, *args)`` computed on the queries in :func:`_sum_order` and returned in the
+    given order (``rows_like``: keyword arguments holding one value per query, permuted
+    alike)."""
+    order = _sum_order(x)
+    if order is None:
+        return search(x, *args, **kwargs)
+    for name in rows_like:
+        if kwargs.get(name) is not None:
+            kwargs[name] = np.asarray(kwargs[name])[order]
+    found = search(np.ascontiguousarray(x[order]), *args, **kwargs)
+    out = np.empty_like(found)
+    out[order] = found
+    return out
+
+
 def _usable(x: np.ndarray, y: np.ndarray) -> bool:
     return bool(len(x) and len(y) and x.shape[1] and np.isfinite(x).all()
                 and np.isfinite(y).all())
@@ -122,7 +153,12 @@ def _reduce_pairs(x: np.ndarray, by: _BySums, rows: np.ndarray, lo: np.ndarray, 
 
 def squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """min_j sum_k (x_ik - y_jk)^2 for every row of x (the search on sums of the module
-    docstring; the same floats as a pass over every pair)."""
+    docstring, the queries in order of their sums; the same floats as a pass over every
+    pair)."""
+    return _in_order(_squared_min, np.asarray(x), y)
+
+
+def _squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if _usable(x, y):
         by = _BySums(x, y)
         rows = np.arange(len(x))
@@ -151,7 +187,14 @@ def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
     ``nearest``: each row's :func:`squared_min` to y, when known; a row whose nearest
     distance is not below the radius has no record inside (the same floats: 0 without a
     search), so only the other rows' distances are computed (MC's radius is the median of
-    the nearest distances: about half the rows)."""
+    the nearest distances: about half the rows). The queries are searched in order of their
+    sums (:func:`_sum_order`)."""
+    return _in_order(_squared_ball_counts, np.asarray(x), y, radius, nearest=nearest,
+                     rows_like=("nearest",))
+
+
+def _squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
+                         nearest: np.ndarray | None = None) -> np.ndarray:
     out = np.zeros(len(x), dtype=np.int64)
     rows = np.arange(len(x)) if nearest is None else np.flatnonzero(
         np.asarray(nearest) < radius)
@@ -228,9 +271,13 @@ def tree_balls(tree, q: np.ndarray, radius: np.ndarray, p: int
 
 
 def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`squared_min` by a k-d tree (Euclidean): the tree's nearest distance U, then the
-    exact distances of the targets within U (1 + 1e-9) of the tree, which hold every target at
-    the exact minimum (:func:`knn_share_in_balls`' argument with k = 1)."""
+    """:func:`squared_min` by a k-d tree (Euclidean): the tree's two nearest distances U <= V;
+    every target at the exact minimum is within U (1 + 1e-9) in the tree's sums
+    (:func:`knn_share_in_balls`' argument with k = 1). When V is beyond that, the nearest
+    target is the only one there, and its exact distance is the minimum; otherwise the exact
+    distances of every target in the tree's ball of radius U (1 + 1e-9) give it. The same
+    floats as the ball for every query, without listing a ball (a Python list per query) for
+    most of them."""
     from scipy.spatial import cKDTree
 
     tree = cKDTree(y)
@@ -238,11 +285,18 @@ def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for start in range(0, len(x), BALL_QUERIES):
         stop = min(start + BALL_QUERIES, len(x))
         q = x[start:stop]
-        sizes, tj = tree_balls(tree, q, tree.query(q, k=1, p=2)[0] * (1 + 1e-9), 2)
-        if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
-            raise RuntimeError("a k-d tree ball holds no target")
-        d = _pair_squared(x, y, np.repeat(np.arange(start, stop), sizes), tj)
-        out[start:stop] = np.minimum.reduceat(d, np.cumsum(sizes) - sizes)
+        dist, index = tree.query(q, k=2, p=2)
+        reach = dist[:, 0] * (1 + 1e-9)
+        alone = dist[:, 1] > reach
+        rows = np.arange(start, stop)
+        out[rows[alone]] = _pair_squared(x, y, rows[alone], index[alone, 0])
+        wide = np.flatnonzero(~alone)
+        if len(wide):
+            sizes, tj = tree_balls(tree, q[wide], reach[wide], 2)
+            if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
+                raise RuntimeError("a k-d tree ball holds no target")
+            d = _pair_squared(x, y, np.repeat(rows[wide], sizes), tj)
+            out[rows[wide]] = np.minimum.reduceat(d, np.cumsum(sizes) - sizes)
     return out
 
 
@@ -254,7 +308,13 @@ def ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
     (squared) or radius x scale (L1), raised by 1e-9: a target inside in exact distances is
     inside the raised ball in the tree's sums (their roundings differ by far less). The
     candidates' distances are computed as a pass over every pair computes them, so the counts
-    are the same integers. Work: a tree search and the ball per query."""
+    are the same integers. Work: a tree search and the ball per query, the queries in order of
+    their sums (:func:`_sum_order`)."""
+    return _in_order(_ball_counts_in_balls, np.asarray(x), y, radius, norm, scale)
+
+
+def _ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
+                          scale: float = 1.0) -> np.ndarray:
     from scipy.spatial import cKDTree
 
     out = np.zeros(len(x), dtype=np.int64)
@@ -287,8 +347,14 @@ def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: in
     ball of that radius is listed by the tree and the candidates' distances are computed with
     the operations of a pass over every pair (:func:`_pair_squared`, :func:`_pair_l1`): the
     same k-th distance and counts, so the same shares. Work: a tree search (about log m) and
-    the ball per query, instead of m per query.
+    the ball per query, instead of m per query; the queries in order of their sums
+    (:func:`_sum_order`).
     """
+    return _in_order(_knn_share_in_balls, np.asarray(x), y, is_first, k, norm)
+
+
+def _knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int,
+                        norm: str) -> np.ndarray:
     from scipy.spatial import cKDTree  # numba-free; loaded by the first large search
 
     first = np.asarray(is_first, dtype=bool)

@@ -6,6 +6,19 @@ population data, a reference set (given, or split off the non-members with a see
 permutation; never the records being scored). Each attack gives every member and every scored
 non-member a score, higher meaning "more likely a member"
 (:mod:`capkit.membership_inference.attacks`, :mod:`capkit.membership_inference.classifier`).
+
+Cost, n scored records, m synthetic and r reference records (each attack's in detail:
+:mod:`capkit.membership_inference.attacks`): the distance attacks (DCR, DCR-Diff, GAN-Leaks,
+MC, DPI) are exact nearest-record searches, ball counts and k-nearest searches, about
+``(n + m + r) log(m + r)`` plus the records within reach of each query (every pair in the
+worst case: records whose sums, levels or k-d tree cells all fall within reach of one another,
+as when most records are copies of a few); the classifier a gradient-boosting fit on ``m + r``
+records and one prediction per scored record. DOMIAS's densities sum a kernel term over every
+synthetic and reference record for each scored record, ``n x (m + r)``, and no exact method
+does less (:mod:`capkit.membership_inference.kde`): past
+:data:`capkit.data.record_sample.PAIR_BUDGET` record pairs they score a seeded sample of the
+scored records, said in the output (``score_sample``;
+:mod:`capkit.membership_inference.score_sample`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The squared-Euclidean searches visit their queries in order of their sums and take the
-nearest record from a k-d tree's two nearest (a ball only where the second is within reach):
+"""The squared-Euclidean searches visit their queries in order of their sums, take the nearest
+record from a k-d tree's two nearest (a ball only where the second is within reach) and MC's
+counts from the tree's few nearest within the radius (a ball only where there are more):
 the same floats and counts as every pair, and as the given order, bit for bit. Checked on
 values on coarse grids (ties at the minimum and on the radius), copies of queries among the
 targets and duplicated targets, with the thresholds lowered so that small cases take every
@@ -51,15 +52,17 @@ def test_ordered_searches_equal_every_pair_and_the_given_order(monkeypatch, seed
         results = {}
         for order in (10**9, 3):  # the given order, then the sums' order
             monkeypatch.setattr(squared, "ORDER_QUERIES", order)
-            for per_row in (0, 10**9):  # the k-d tree, then the search on sums
+            for per_row, few in ((0, 8), (0, 2), (10**9, 8)):  # the k-d tree (a ball listed
+                # past `few` targets within reach), then the search on sums
                 monkeypatch.setattr(squared, "SUMS_PER_ROW", per_row)
+                monkeypatch.setattr(squared, "BALL_FEW", few)
                 got = (squared.squared_min(x, y),
                        squared.squared_ball_counts(x, y, radius, nearest=nearest),
                        squared.squared_ball_counts(x, y, radius),
                        squared.ball_counts_in_balls(x, y, radius, "squared"),
                        squared.knn_share_in_balls(x, y, first, k, "squared"),
                        squared.knn_share_in_balls(x, y, first, k, "l1"))
-                results[order, per_row] = [a.tobytes() for a in got]
+                results[order, per_row, few] = [a.tobytes() for a in got]
                 np.testing.assert_array_equal(got[0], nearest)
                 want = (d < radius).sum(axis=1)
                 for counts in got[1:4]:

@@ -25,7 +25,7 @@ result back in its place: a query's result depends on it alone, so the numbers a
 given order, but consecutive queries now look at neighbouring targets and tree nodes. In a
 random order each query started in another part of memory, and once the data outgrew the
 processor's caches (a few hundred thousand records) that made these searches grow as
-n^1.4-1.7 on a noisy bootstrap of Adult.
+n^1.3-1.7 on a noisy bootstrap of Adult.
 
 Cost: sorting the targets and the queries by sum, ``(n + m) log m``, then per query a tree
 search (about log m) and the targets within reach: one or a few on data whose records are

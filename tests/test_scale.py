@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from capkit.audit import audit, sampling
+from capkit.data import record_sample
 from capkit.distance import dcr, gower_matrix
 from capkit.distance.nearest import KD_TREE_RECORDS, nearest
 from capkit.errors import CapkitError
@@ -225,7 +226,7 @@ def test_report_without_sampling_is_unchanged_and_with_it_stated(monkeypatch) ->
     assert not any("seeded sample of records" in n for n in exact.notes)
 
     # 600 x 600 > 60,000 pairs: 100 members and 100 holdout records are scored
-    monkeypatch.setattr(sampling, "MIN_SAMPLE", 50)
+    monkeypatch.setattr(record_sample, "MIN_SAMPLE", 50)  # the rule's home
     small = {"pair_budget": 60_000}
     first = audit(members, {"leak": leak}, holdout=holdout, seed=1, families=families, **small)
     again = audit(members, {"leak": leak}, holdout=holdout, seed=1, families=families, **small)

@@ -11,6 +11,15 @@ against the holdout flagged are then one members-vs-holdout comparison like ever
 finding's (:func:`capkit.control.compare_to_control`, rules C1-C3 of
 :mod:`capkit.audit.verdicts`); the finding's detail gives the AUC on all records.
 
+Cost, n members and holdout records scored against m synthetic records: DCR an exact
+nearest-record search and MC its ball counts (:mod:`capkit.membership_inference.attacks`),
+about ``(n + m) log m`` plus the records within reach of each query; past
+:data:`capkit.data.record_sample.PAIR_BUDGET` record pairs the report scores a seeded sample of
+the members and of the holdout against every synthetic record (:mod:`capkit.audit.sampling`,
+the rule and draw :func:`capkit.membership_inference.scores` uses for DOMIAS's densities), its
+rates the sample's shares with their Wilson intervals. DOMIAS's densities (``n x m``) are not
+run here.
+
 Membership is only defined against records that were not used: without a holdout there is no
 membership verdict, and the finding says so (rule N0). ``capkit membership`` runs every attack
 and reports the ROC curves, the TPR at low FPR and the epsilon bound.

@@ -52,6 +52,21 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
         [infinite] if infinite else [])
 
 
+def _score_sample(text: str, check) -> int | str | None:
+    """``--score-sample``: ``auto`` (None), ``all`` or a whole number >= 2 (checked by
+    :func:`capkit.membership_inference.score_sample.check`, naming the option)."""
+    value = text.strip().lower()
+    if value == "auto":
+        return None
+    if value != "all":
+        try:
+            value = int(value)
+        except ValueError:
+            raise CapkitError(f"--score-sample must be auto, all or a whole number >= 2, got "
+                              f"{text!r}") from None
+    return check(value, "--score-sample")
+
+
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--holdout", type=click.Path(path_type=Path), default=None,
@@ -84,6 +99,14 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
                    "records identical to a member are scored as population twins (different "
                    "people with the same values), and only a holdout made mostly of members, "
                    "beyond the data's own duplicate rate, is an error.")
+@click.option("--score-sample", "score_sample", default="auto", show_default=True,
+              metavar="auto|all|N",
+              help="Which scored records DOMIAS's densities score (n x (m + r) kernel terms, "
+                   "the only attacks costlier than n log n): auto = every record up to "
+                   "2,000,000,000 record pairs per role, past it a seeded sample (--seed) of "
+                   "the members and of the scored holdout; N = a seeded sample of N of each; "
+                   "all = every record. A sample is of the scored records only (each compared "
+                   "with every synthetic and reference record) and the report says so.")
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
               help="Draw the ROC curves and score distributions into this .png or .svg file.")
 @opts.FORMAT
@@ -94,7 +117,8 @@ def _read(paths: dict[str, Path], columns: list[str] | None, na_values: str,
 def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | None,
                columns: str | None, attack_names: str | None, compat: str | None,
                distance: str | None, seed: int,
-               k: int, top: int, exposed_by: str, allow_overlap: bool, plot_path: Path | None,
+               k: int, top: int, exposed_by: str, allow_overlap: bool, score_sample: str,
+               plot_path: Path | None,
                fmt: str, output: Path | None, na_values: str, sep: str | None,
                quiet: bool) -> None:
     """Membership inference on the SYNTHETIC file made from the MEMBERS file.
@@ -110,6 +134,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
     def body() -> None:
         from capkit.data.overlap import copies_of_holdout, size_note
         from capkit.membership_inference import exposed_members, summary
+        from capkit.membership_inference.score_sample import check
         from capkit.plots.membership import membership_roc
         from capkit.report import render
         from capkit.report.membership import membership_report
@@ -130,6 +155,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
                               f"{', '.join(ATTACKS)}")
         if exposed_by not in chosen:
             raise CapkitError(f"--exposed-by {exposed_by!r} is not among the attacks run")
+        sample = _score_sample(score_sample, check)
         opts.check_outputs([*files, holdout, reference], ("--output", output, None),
                            ("--plot", plot_path, (".png", ".svg")))
         column_list = opts.split(columns, "--columns")
@@ -158,7 +184,7 @@ def membership(files: tuple[Path, ...], holdout: Path | None, reference: Path | 
                     frames["members"], frames["holdout"], frames["synthetic"],
                     frames.get("reference"), attacks=chosen, seed=seed, compat=compat,
                     distance=distance, k=k, overlap="allow" if allow_overlap else "refuse",
-                    return_scores=True)
+                    score_sample=sample, return_scores=True)
             except CapkitError as exc:  # the overlap message names the CLI's flag
                 raise CapkitError(str(exc).replace("pass overlap='allow'",
                                                    "pass --allow-overlap")) from exc

@@ -20,6 +20,20 @@ The make-up of the k nearest (DPI) comes from a k-d tree's balls (:func:`knn_sha
 also used by the Gower searches without a categorical column): a tree search and the ball per
 query, ``(n + m) log m`` plus the ball's records (k and their ties), instead of every pair.
 
+Every search visits its queries in order of their sums (:func:`_sum_order`) and puts each
+result back in its place: a query's result depends on it alone, so the numbers are those of the
+given order, but consecutive queries now look at neighbouring targets and tree nodes. In a
+random order each query started in another part of memory, and once the data outgrew the
+processor's caches (a few hundred thousand records) that made these searches grow as
+n^1.3-1.7 on a noisy bootstrap of Adult.
+
+Cost: sorting the targets and the queries by sum, ``(n + m) log m``, then per query a tree
+search (about log m) and the targets within reach: one or a few on data whose records are
+distinct. Worst case: when most records are copies of a few (a bootstrap without noise), every
+copy is tied at the nearest distance, inside MC's ball and among the k nearest, so each query
+visits about m / (distinct target rows) targets and the work grows as n m / distinct rows,
+whatever the order; exact counts and ties leave no shortcut.
+
 Kept apart from :mod:`capkit.distance.radius` (whose Gower searches are compiled) so that the
 DOMIAS-compatible attacks do not import numba.
 """
@@ -44,6 +58,11 @@ BALL_QUERIES = 1 << 14
 #: counts go to a k-d tree (when :func:`tree_usable`): few on Adult's raw columns, where the
 #: sums (dominated by ``fnlwgt``) leave a few records per query.
 SUMS_PER_ROW = 64
+#: MC's ball counts: targets a k-d tree query returns at once; a query with that many within
+#: reach has its ball listed instead.
+BALL_FEW = 8
+#: Queries from which the searches visit them in order of their sums (:func:`_sum_order`).
+ORDER_QUERIES = 4096
 
 
 def _squared_blocks(x: np.ndarray, y: np.ndarray):
@@ -93,6 +112,35 @@ class _BySums:
         return lo, np.maximum(hi, lo + 1)
 
 
+def _sum_order(x: np.ndarray) -> np.ndarray | None:
+    """The queries in order of their sum of values (None: keep the given order, for fewer than
+    :data:`ORDER_QUERIES` queries). Each query's result depends on that query alone, so the
+    order changes no number; it changes where in memory consecutive queries look: the targets
+    near in sum (the search on sums), the k-d tree's nodes (its searches). In the given order
+    every query starts in another part of the tree or of the sorted targets, a cache miss
+    each, and past a few hundred thousand records (data beyond the processor's caches) that
+    made these searches grow as n^1.3-1.7 (module docstring)."""
+    if len(x) < ORDER_QUERIES or not np.isfinite(x).all():
+        return None
+    return np.argsort(x.sum(axis=1), kind="stable")
+
+
+def _in_order(search, x: np.ndarray, *args, rows_like: tuple = (), **kwargs) -> np.ndarray:
+    """``search(x, *args)`` computed on the queries in :func:`_sum_order` and returned in the
+    given order (``rows_like``: keyword arguments holding one value per query, permuted
+    alike)."""
+    order = _sum_order(x)
+    if order is None:
+        return search(x, *args, **kwargs)
+    for name in rows_like:
+        if kwargs.get(name) is not None:
+            kwargs[name] = np.asarray(kwargs[name])[order]
+    found = search(np.ascontiguousarray(x[order]), *args, **kwargs)
+    out = np.empty_like(found)
+    out[order] = found
+    return out
+
+
 def _usable(x: np.ndarray, y: np.ndarray) -> bool:
     return bool(len(x) and len(y) and x.shape[1] and np.isfinite(x).all()
                 and np.isfinite(y).all())
@@ -122,16 +170,36 @@ def _reduce_pairs(x: np.ndarray, by: _BySums, rows: np.ndarray, lo: np.ndarray, 
 
 def squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """min_j sum_k (x_ik - y_jk)^2 for every row of x (the search on sums of the module
-    docstring; the same floats as a pass over every pair)."""
+    docstring, the queries in order of their sums; the same floats as a pass over every
+    pair)."""
+    return _in_order(_squared_min, np.asarray(x), y)
+
+
+def _window(x: np.ndarray, by: _BySums, rows: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's bound (the best of the 2 x :data:`WINDOW` targets nearest in sum) and the
+    [lo, hi) of the sorted targets within its reach."""
+    position = np.searchsorted(by.sums, by.query_sums[rows])
+    near = np.clip(position[:, None] + np.arange(-WINDOW, WINDOW)[None, :], 0,
+                   len(by.sums) - 1)
+    bound = _pair_squared(x, by.y, np.repeat(rows, near.shape[1]), near.ravel()).reshape(
+        near.shape).min(axis=1)
+    lo, hi = by.ranges(rows, bound)
+    return bound, lo, hi
+
+
+def _squared_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if _usable(x, y):
         by = _BySums(x, y)
+        if len(x) > 4 * ORDER_QUERIES and tree_usable(x, y, 1):
+            # which search to take (both give the same floats), judged on every
+            # len(x) // ORDER_QUERIES-th query: the bounds of all cost more than the tree
+            probe = np.arange(0, len(x), len(x) // ORDER_QUERIES)
+            _, lo, hi = _window(x, by, probe)
+            if int((hi - lo).sum()) > SUMS_PER_ROW * len(probe):
+                return _tree_min(x, y)
         rows = np.arange(len(x))
-        position = np.searchsorted(by.sums, by.query_sums)
-        near = np.clip(position[:, None] + np.arange(-WINDOW, WINDOW)[None, :], 0,
-                       len(by.sums) - 1)
-        bound = _pair_squared(x, by.y, np.repeat(rows, near.shape[1]), near.ravel()).reshape(
-            near.shape).min(axis=1)
-        lo, hi = by.ranges(rows, bound)
+        bound, lo, hi = _window(x, by, rows)
         pairs = int((hi - lo).sum())
         if pairs > SUMS_PER_ROW * len(x) and tree_usable(x, y, 1):
             return _tree_min(x, y)
@@ -151,7 +219,14 @@ def squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
     ``nearest``: each row's :func:`squared_min` to y, when known; a row whose nearest
     distance is not below the radius has no record inside (the same floats: 0 without a
     search), so only the other rows' distances are computed (MC's radius is the median of
-    the nearest distances: about half the rows)."""
+    the nearest distances: about half the rows). The queries are searched in order of their
+    sums (:func:`_sum_order`)."""
+    return _in_order(_squared_ball_counts, np.asarray(x), y, radius, nearest=nearest,
+                     rows_like=("nearest",))
+
+
+def _squared_ball_counts(x: np.ndarray, y: np.ndarray, radius: float,
+                         nearest: np.ndarray | None = None) -> np.ndarray:
     out = np.zeros(len(x), dtype=np.int64)
     rows = np.arange(len(x)) if nearest is None else np.flatnonzero(
         np.asarray(nearest) < radius)
@@ -228,9 +303,13 @@ def tree_balls(tree, q: np.ndarray, radius: np.ndarray, p: int
 
 
 def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`squared_min` by a k-d tree (Euclidean): the tree's nearest distance U, then the
-    exact distances of the targets within U (1 + 1e-9) of the tree, which hold every target at
-    the exact minimum (:func:`knn_share_in_balls`' argument with k = 1)."""
+    """:func:`squared_min` by a k-d tree (Euclidean): the tree's two nearest distances U <= V;
+    every target at the exact minimum is within U (1 + 1e-9) in the tree's sums
+    (:func:`knn_share_in_balls`' argument with k = 1). When V is beyond that, the nearest
+    target is the only one there, and its exact distance is the minimum; otherwise the exact
+    distances of every target in the tree's ball of radius U (1 + 1e-9) give it. The same
+    floats as the ball for every query, without listing a ball (a Python list per query) for
+    most of them."""
     from scipy.spatial import cKDTree
 
     tree = cKDTree(y)
@@ -238,11 +317,18 @@ def _tree_min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for start in range(0, len(x), BALL_QUERIES):
         stop = min(start + BALL_QUERIES, len(x))
         q = x[start:stop]
-        sizes, tj = tree_balls(tree, q, tree.query(q, k=1, p=2)[0] * (1 + 1e-9), 2)
-        if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
-            raise RuntimeError("a k-d tree ball holds no target")
-        d = _pair_squared(x, y, np.repeat(np.arange(start, stop), sizes), tj)
-        out[start:stop] = np.minimum.reduceat(d, np.cumsum(sizes) - sizes)
+        dist, index = tree.query(q, k=2, p=2)
+        reach = dist[:, 0] * (1 + 1e-9)
+        alone = dist[:, 1] > reach
+        rows = np.arange(start, stop)
+        out[rows[alone]] = _pair_squared(x, y, rows[alone], index[alone, 0])
+        wide = np.flatnonzero(~alone)
+        if len(wide):
+            sizes, tj = tree_balls(tree, q[wide], reach[wide], 2)
+            if int(sizes.min()) < 1:  # the bound rules this out; kept as a guard
+                raise RuntimeError("a k-d tree ball holds no target")
+            d = _pair_squared(x, y, np.repeat(rows[wide], sizes), tj)
+            out[rows[wide]] = np.minimum.reduceat(d, np.cumsum(sizes) - sizes)
     return out
 
 
@@ -254,7 +340,15 @@ def ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
     (squared) or radius x scale (L1), raised by 1e-9: a target inside in exact distances is
     inside the raised ball in the tree's sums (their roundings differ by far less). The
     candidates' distances are computed as a pass over every pair computes them, so the counts
-    are the same integers. Work: a tree search and the ball per query."""
+    are the same integers. The ball is first asked of the tree as its :data:`BALL_FEW` nearest
+    within a little more than the radius (arrays, no list per query): fewer found are the
+    whole ball; a query with that many has its ball listed. Work: a tree search and the ball
+    per query, the queries in order of their sums (:func:`_sum_order`)."""
+    return _in_order(_ball_counts_in_balls, np.asarray(x), y, radius, norm, scale)
+
+
+def _ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
+                          scale: float = 1.0) -> np.ndarray:
     from scipy.spatial import cKDTree
 
     out = np.zeros(len(x), dtype=np.int64)
@@ -264,13 +358,27 @@ def ball_counts_in_balls(x: np.ndarray, y: np.ndarray, radius: float, norm: str,
     p = 2 if norm == "squared" else 1
     pair = _pair_squared if norm == "squared" else _pair_l1
     reach = (np.sqrt(radius) if norm == "squared" else radius * scale) * (1 + 1e-9)
+    few = min(BALL_FEW, len(y))
     for start in range(0, len(x), BALL_QUERIES):
         stop = min(start + BALL_QUERIES, len(x))
-        sizes, tj = tree_balls(tree, x[start:stop], np.full(stop - start, reach), p)
-        local = np.repeat(np.arange(stop - start), sizes)
-        d = pair(x, y, local + start, tj)
+        q = x[start:stop]
+        # the BALL_FEW nearest within a little more than the reach: where fewer are found,
+        # they are the whole ball (and a few beyond it, which the exact test leaves out)
+        dist, index = tree.query(q, k=list(range(1, few + 1)), p=p,
+                                 distance_upper_bound=reach * (1 + 1e-9))
+        found = np.isfinite(dist)
+        whole = ~found[:, -1] if few == BALL_FEW else np.ones(len(q), dtype=bool)
+        rows, cols = np.nonzero(found & whole[:, None])
+        listed = np.flatnonzero(~whole)
+        if len(listed):  # BALL_FEW or more: the tree lists the ball
+            sizes, tj = tree_balls(tree, q[listed], np.full(len(listed), reach), p)
+            rows = np.concatenate([rows, np.repeat(listed, sizes)])
+            targets = np.concatenate([index[found & whole[:, None]], tj])
+        else:
+            targets = index[rows, cols]
+        d = pair(x, y, rows + start, targets)
         inside = (d / scale < radius) if norm == "l1" else (d < radius)
-        out[start:stop] = np.bincount(local[inside], minlength=stop - start)
+        out[start:stop] = np.bincount(rows[inside], minlength=stop - start)
     return out
 
 
@@ -287,8 +395,14 @@ def knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: in
     ball of that radius is listed by the tree and the candidates' distances are computed with
     the operations of a pass over every pair (:func:`_pair_squared`, :func:`_pair_l1`): the
     same k-th distance and counts, so the same shares. Work: a tree search (about log m) and
-    the ball per query, instead of m per query.
+    the ball per query, instead of m per query; the queries in order of their sums
+    (:func:`_sum_order`).
     """
+    return _in_order(_knn_share_in_balls, np.asarray(x), y, is_first, k, norm)
+
+
+def _knn_share_in_balls(x: np.ndarray, y: np.ndarray, is_first: np.ndarray, k: int,
+                        norm: str) -> np.ndarray:
     from scipy.spatial import cKDTree  # numba-free; loaded by the first large search
 
     first = np.asarray(is_first, dtype=bool)

@@ -4,6 +4,8 @@ the training data?
 * :mod:`~capkit.membership_inference.scores`: every record scored by every attack of one
   release (DCR, DCR-Diff, GAN-Leaks and its calibrated form, MC, DPI, DOMIAS and its ablated
   density, a synthetic-vs-reference classifier);
+* :mod:`~capkit.membership_inference.score_sample`: which scored records DOMIAS's densities
+  (``n x (m + r)``) score past the pair budget: a seeded sample, said in every output;
 * :mod:`~capkit.membership_inference.kde`: the Gaussian kernel density DOMIAS uses;
 * :mod:`~capkit.membership_inference.attacks`, :mod:`~capkit.membership_inference.classifier`:
   the attacks themselves;

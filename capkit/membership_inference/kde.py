@@ -54,7 +54,7 @@ about 6.5-7 ns a pair, the compiled loop 3.8 and the numpy path 6.5 (all of Adul
 each role, 1.06e9 pairs: scipy 6.6 CPU-s, capkit 4.0); 10 times scipy's speed would need a
 tenth of its exponentials. A caller with many records bounds the cost by evaluating the
 density at a seeded sample of the scored records, the density still fitted on every synthetic
-and reference record.
+and reference record (:func:`capkit.membership_inference.scores`' ``score_sample``).
 """
 
 from __future__ import annotations

@@ -6,6 +6,19 @@ population data, a reference set (given, or split off the non-members with a see
 permutation; never the records being scored). Each attack gives every member and every scored
 non-member a score, higher meaning "more likely a member"
 (:mod:`capkit.membership_inference.attacks`, :mod:`capkit.membership_inference.classifier`).
+
+Cost, n scored records, m synthetic and r reference records (each attack's in detail:
+:mod:`capkit.membership_inference.attacks`): the distance attacks (DCR, DCR-Diff, GAN-Leaks,
+MC, DPI) are exact nearest-record searches, ball counts and k-nearest searches, about
+``(n + m + r) log(m + r)`` plus the records within reach of each query (every pair in the
+worst case: records whose sums, levels or k-d tree cells all fall within reach of one another,
+as when most records are copies of a few); the classifier a gradient-boosting fit on ``m + r``
+records and one prediction per scored record. DOMIAS's densities sum a kernel term over every
+synthetic and reference record for each scored record, ``n x (m + r)``, and no exact method
+does less (:mod:`capkit.membership_inference.kde`): past
+:data:`capkit.data.record_sample.PAIR_BUDGET` record pairs they score a seeded sample of the
+scored records, said in the output (``score_sample``;
+:mod:`capkit.membership_inference.score_sample`).
 """
 
 from __future__ import annotations
@@ -18,6 +31,7 @@ import pandas as pd
 from capkit.distance.gower import encode, gower_columns
 from capkit.errors import CapkitError
 from capkit.membership_inference import attacks as _attacks
+from capkit.membership_inference import score_sample as _sample
 from capkit.membership_inference._inputs import Prepared, prepare
 from capkit.membership_inference.classifier import classifier_scores
 
@@ -80,6 +94,15 @@ def _density_columns(prep: Prepared, compat: bool) -> tuple[list[str], list[str]
     return used, notes
 
 
+def _scatter(values: np.ndarray | None, rows: np.ndarray, n: int) -> np.ndarray | None:
+    """``values`` at ``rows`` of an array of ``n`` NaNs (None stays None)."""
+    if values is None:
+        return None
+    out = np.full(n, np.nan)
+    out[rows] = values
+    return out
+
+
 class Positions(list):
     """Record positions kept in a frame's ``attrs`` (a list: ``attrs`` are compared with
     ``==``). pandas deep-copies the ``attrs`` on every column read; the positions are ints,
@@ -104,6 +127,7 @@ def scores(
     reference_fraction: float = 0.5,
     overlap: str = "refuse",
     classifier=None,
+    score_sample: int | str | None = None,
 ) -> pd.DataFrame:
     """Membership score of every member and every scored non-member under each attack.
 
@@ -159,6 +183,16 @@ def scores(
     classifier
         A scikit-learn classifier for the ``classifier`` attack (default: histogram gradient
         boosting; :mod:`capkit.membership_inference.classifier`).
+    score_sample
+        Which scored records DOMIAS's densities score (the only attacks here costlier than
+        n log n: ``n x (m + r)`` kernel terms; :mod:`capkit.membership_inference.score_sample`).
+        None (default): every record while ``records x (m + r)`` stays within
+        :data:`capkit.data.record_sample.PAIR_BUDGET` (2,000,000,000) per role, otherwise a
+        seeded sample of ``max(1,000, budget // (m + r))`` members and as many scored
+        non-members; an integer N >= 2: a seeded sample of N of each; ``"all"``: every record.
+        The sample is of the scored records only, drawn with ``seed``; each sampled record is
+        compared with every synthetic and reference record and gets the score the full run
+        gives it. The other attacks always score every record.
 
     Returns
     -------
@@ -168,6 +202,10 @@ def scores(
         every treatment applied (reference split, columns left out of the density, missing
         values); ``attrs["settings"]`` the distance, MC's epsilon, k, compat, the sizes and
         ``scored_nonmembers``, the positions in ``nonmembers`` of the scored non-members.
+        On a sample (``score_sample``), DOMIAS's columns are NaN outside it,
+        ``settings["score_sample"]`` gives the attacks, sizes, seed and rule,
+        ``settings["score_sample_rows"]`` the sampled rows of this frame, and a note beginning
+        "SAMPLE ESTIMATE" says so.
 
     Raises
     ------
@@ -175,7 +213,7 @@ def scores(
         No non-members, fewer than 2 members or scored non-members, columns that differ or
         change kind, non-members that are the members (see ``overlap``), an unknown attack; with
         ``compat="domias"``, a non-numeric column or a missing value; a singular covariance for
-        DOMIAS.
+        DOMIAS; a ``score_sample`` other than None, ``"all"`` or an integer >= 2.
 
     Notes
     -----
@@ -191,6 +229,7 @@ def scores(
     k = int(k)
     if k < 1:
         raise CapkitError(f"k must be >= 1, got {k}")
+    score_sample = _sample.check(score_sample)
     need_reference = any(a in NEED_REFERENCE for a in attacks)
     prep = prepare(members, nonmembers, synthetic, reference, seed=seed,
                    reference_fraction=reference_fraction, overlap=overlap,
@@ -246,7 +285,18 @@ def scores(
                 return np.ascontiguousarray(frame[used].to_numpy(dtype=np.float64))
             x = np.concatenate([arr(prep.members), arr(prep.nonmembers)])
             ref = arr(prep.reference) if "domias" in attacks else None
-            density, ratio, _ = _attacks.domias(x, arr(prep.synthetic), ref, compat=is_compat)
+            compared = len(prep.synthetic) + (0 if ref is None else len(ref))
+            drawn = _sample.plan(score_sample, len(prep.members), len(prep.nonmembers),
+                                 compared, seed)
+            rows = None if drawn is None else drawn.rows
+            density, ratio, _ = _attacks.domias(x if rows is None else x[rows],
+                                                arr(prep.synthetic), ref, compat=is_compat)
+            if drawn is not None:  # the records outside the sample have no density score
+                density, ratio = (_scatter(v, rows, len(x)) for v in (density, ratio))
+                run = [a for a in _sample.SAMPLED if a in attacks]
+                settings["score_sample"] = drawn.settings(run)
+                settings["score_sample_rows"] = Positions(rows.tolist())
+                notes.insert(0, _sample.note(settings["score_sample"]))
             values["domias_density"], values["domias"] = density, ratio
         else:
             notes.append("no numeric column for DOMIAS's densities: its scores are NaN")

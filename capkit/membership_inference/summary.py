@@ -55,7 +55,7 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
         (a :class:`~capkit.errors.CapkitError` saying so).
     attacks, seed, options
         Passed to :func:`~capkit.membership_inference.scores.scores` (``compat``, ``k``,
-        ``overlap``, ``classifier``, ``reference_fraction``).
+        ``overlap``, ``classifier``, ``reference_fraction``, ``score_sample``).
     confidence
         Of the intervals and of the epsilon bound.
     return_scores
@@ -71,7 +71,10 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
         numeric column) is left out, and a note says so; so is an attack that cannot run on
         these data (a singular covariance for DOMIAS's densities), named in a note with the
         error, the others reported. With ``return_scores``, the pair (table, per-record
-        scores).
+        scores). An attack scored on a sample (``score_sample``, DOMIAS's densities past
+        the pair budget; :mod:`capkit.membership_inference.score_sample`) is measured on the
+        sampled records: its ``n_members`` and ``n_nonmembers`` are the sample's, its
+        intervals the sample's, and the first note says it is a sample estimate.
     """
     per_record, skipped = _scores_skipping(members, holdout, synthetic, reference,
                                            list(attacks), seed, options)
@@ -85,7 +88,7 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
             notes.append(f"{attack}: no scores (left out)")
     if not usable:
         raise CapkitError("no attack produced scores: see the notes of scores()")
-    table = metrics(per_record[["member", *usable]], confidence=confidence, seed=seed)
+    table = _metrics(per_record, usable, confidence, seed)
     low, high = zip(*(auc_interval(a, m, n, confidence) for a, m, n in
                       zip(table["auc"], table["n_members"], table["n_nonmembers"],
                           strict=True)), strict=True)
@@ -101,6 +104,24 @@ def summary(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFram
     table.attrs["notes"] = notes
     table.attrs["settings"] = per_record.attrs["settings"]
     return (table, per_record) if return_scores else table
+
+
+def _metrics(per_record: pd.DataFrame, usable: list[str], confidence: float, seed: int
+             ) -> pd.DataFrame:
+    """:func:`metrics` of each attack on the records it scored: every record, or for the
+    attacks scored on a sample (:mod:`capkit.membership_inference.score_sample`) the sampled
+    records only, so that their counts, and the intervals built on them, are the sample's."""
+    drawn = per_record.attrs["settings"].get("score_sample")
+    on_sample = [a for a in usable if drawn is not None and a in drawn["attacks"]]
+    every = [a for a in usable if a not in on_sample]
+    parts = []
+    if every:
+        parts.append(metrics(per_record[["member", *every]], confidence=confidence, seed=seed))
+    if on_sample:
+        rows = np.asarray(per_record.attrs["settings"]["score_sample_rows"], dtype=np.int64)
+        parts.append(metrics(per_record[["member", *on_sample]].iloc[rows],
+                             confidence=confidence, seed=seed))
+    return parts[0] if len(parts) == 1 else pd.concat(parts).loc[usable]
 
 
 def _scores_skipping(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame,
@@ -157,7 +178,8 @@ def exposed_members(per_record: pd.DataFrame, members: pd.DataFrame,
     pandas.DataFrame
         One row per member, most exposed first: ``member`` (its position in ``members``),
         ``score``, ``rank`` (1 = highest score among all scored records, ties share the best
-        rank), ``nearest_synthetic`` (position of its closest synthetic record, Gower),
+        rank; for an attack scored on a sample, among the sampled records),
+        ``nearest_synthetic`` (position of its closest synthetic record, Gower),
         ``distance`` (that Gower distance), ``matching`` (the columns where the two records hold
         the same value) and ``n_matching``.
     """
@@ -171,7 +193,9 @@ def exposed_members(per_record: pd.DataFrame, members: pd.DataFrame,
     values = per_record[attack].to_numpy()
     ranks = pd.Series(values).rank(ascending=False, method="min").to_numpy()
     member_scores = values[flags]
-    order = np.lexsort((np.arange(len(member_scores)), -member_scores))[:max(0, int(top))]
+    order = np.lexsort((np.arange(len(member_scores)), -member_scores))
+    # an attack scored on a sample ranks the sampled records only (NaN: not scored)
+    order = order[~np.isnan(member_scores[order])][:max(0, int(top))]
     chosen = members.iloc[order].reset_index(drop=True)
     columns = list(members.columns)
     nearest = dcr(chosen, synthetic[columns], missing="level",

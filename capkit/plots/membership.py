@@ -21,7 +21,8 @@ def membership_roc(per_record: pd.DataFrame, *, title: str | None = None) -> Fig
     ----------
     per_record
         :func:`capkit.membership_inference.scores`' result: a boolean ``member`` column and one
-        column per attack (columns that are all NaN are skipped).
+        column per attack (columns that are all NaN are skipped; an attack scored on a sample,
+        NaN outside it, is drawn from the sampled records).
     title
         Figure title.
 
@@ -45,8 +46,10 @@ def membership_roc(per_record: pd.DataFrame, *, title: str | None = None) -> Fig
     ax = fig.add_subplot(grid[:, 0])
     floor = 1.0 / max(n_non, 1)
     colours = plt.get_cmap("tab10")
+    # an attack scored on a sample (NaN outside it) is drawn from its sampled records
+    scored = {a: per_record[a].notna().to_numpy() for a in attacks}
     for i, attack in enumerate(attacks):
-        fpr, tpr, _ = roc_curve(per_record[attack], member)
+        fpr, tpr, _ = roc_curve(per_record[attack][scored[attack]], member[scored[attack]])
         ax.step(np.maximum(fpr, floor), np.maximum(tpr, floor), where="post",
                 label=attack, color=colours(i % 10), lw=1.2)
     line = np.array([floor, 1.0])
@@ -62,11 +65,11 @@ def membership_roc(per_record: pd.DataFrame, *, title: str | None = None) -> Fig
     bins = np.linspace(0, 1, 21)
     for i, attack in enumerate(attacks):
         sub = fig.add_subplot(grid[i, 1])
-        values = per_record[attack]
+        values, flags = per_record[attack][scored[attack]], member[scored[attack]]
         ranks = ((values.rank(method="average") - 1) / max(len(values) - 1, 1)).to_numpy()
-        sub.hist(ranks[member], bins=bins, density=True, histtype="step", color=colours(i % 10),
+        sub.hist(ranks[flags], bins=bins, density=True, histtype="step", color=colours(i % 10),
                  label="members")
-        sub.hist(ranks[~member], bins=bins, density=True, histtype="stepfilled", alpha=0.3,
+        sub.hist(ranks[~flags], bins=bins, density=True, histtype="stepfilled", alpha=0.3,
                  color="grey", label="holdout")
         sub.set_yticks([])
         sub.set_ylabel(attack, rotation=0, ha="right", va="center", fontsize=7)

@@ -36,7 +36,11 @@ def membership_report(table: pd.DataFrame, exposed: pd.DataFrame, command: str,
                       figure_svg: bytes | None = None) -> Report:
     """The :class:`Report` of a ``capkit membership`` run."""
     settings = table.attrs.get("settings", {})
-    shown = table.drop(columns=["n_members", "n_nonmembers"]).reset_index()
+    drawn = settings.get("score_sample")
+    # on a sample the scored records differ by attack: the counts stay in the table
+    shown = (table.drop(columns=["n_members", "n_nonmembers"]) if drawn is None else
+             table.rename(columns={"n_members": "members scored",
+                                   "n_nonmembers": "holdout scored"})).reset_index()
     percent = [c for c in shown.columns if c.startswith("tpr_at_fpr")]
     for column in percent + ["advantage"]:
         shown[column] = 100 * shown[column]
@@ -57,20 +61,34 @@ def membership_report(table: pd.DataFrame, exposed: pd.DataFrame, command: str,
                  c.endswith(("_low", "_high"))]
     main = shown.drop(columns=intervals)
     bounds = shown[["attack", *intervals]]
-    sections = [Section("Membership inference", css_class="summary", paragraphs=paragraphs,
-                        items=_lines(table),
-                        tables=[Table("Per attack", main, digits=3, index=False, units=units),
-                                Table("Intervals of the TPRs (Clopper-Pearson 95%)", bounds,
-                                      digits=2, index=False, units=units)])]
+    notes = list(table.attrs.get("notes", []))
+    sections = []
+    if drawn is not None:  # said first, in every format: these figures are a sample's
+        loud = [n for n in notes if n.startswith("SAMPLE ESTIMATE")]
+        notes = [n for n in notes if not n.startswith("SAMPLE ESTIMATE")]
+        paragraphs[1] = paragraphs[1].replace(
+            "holdout record (higher = more likely a member).",
+            f"holdout record (higher = more likely a member), except "
+            f"{', '.join(drawn['attacks'])}: a seeded sample (seed {drawn['seed']}) of "
+            f"{drawn['members']:,} members and {drawn['nonmembers']:,} holdout records, whose "
+            "counts and intervals are the sample's.")
+        sections.append(Section("Sample estimate", css_class="warnings", items=loud))
+    sections += [Section("Membership inference", css_class="summary", paragraphs=paragraphs,
+                         items=_lines(table),
+                         tables=[Table("Per attack", main, digits=3, index=False, units=units),
+                                 Table("Intervals of the TPRs (Clopper-Pearson 95%)", bounds,
+                                       digits=2, index=False, units=units)])]
     if len(exposed):
         frame = exposed.copy()
         frame["matching"] = frame["matching"].map(", ".join)
         sections.append(Section("Members most exposed", tables=[Table(
             f"Ranked by {table.attrs.get('exposed_attack', 'dcr')}", frame, digits=4,
             index=False, note="member: row of the members file (0-based); rank among all "
-                              "scored records; nearest_synthetic: row of the synthetic file; "
+                              + ("scored records" if drawn is None else
+                                 "records the attack scored (a sample for "
+                                 f"{', '.join(drawn['attacks'])})")
+                              + "; nearest_synthetic: row of the synthetic file; "
                               "matching: the columns on which the two records agree.")]))
-    notes = list(table.attrs.get("notes", []))
     if notes:
         sections.append(Section("Notes", items=notes, css_class="warnings"))
     return Report(title="capkit membership inference report", command=command,

@@ -39,6 +39,12 @@ def _cases():
     d = np.column_stack([rng.integers(0, 2, size=430), rng.normal(size=430)]).astype(float)
     yield "long", d, (d[:, 1] + rng.normal(size=430) > 0).astype(int), d[:50], (16, 8, 4), 4, \
         0.1, 3
+    # one hidden layer of 100 (the neighbour-profile attacker's), one-hot columns beside
+    # numbers, a last batch of 150 (above numpy's pairwise block of 128)
+    e = np.column_stack([rng.normal(size=(390, 3)) * [1.0, 1e3, 1e-3],
+                         np.eye(4)[rng.integers(0, 4, size=390)]])
+    yield "one layer", e, (e[:, 0] + e[:, 4] + rng.normal(size=390) > 0.5).astype(float), \
+        e[:60], (100,), 1000, 0.1, 42
 
 
 @pytest.mark.parametrize("case", list(_cases()), ids=lambda c: c[0])

@@ -126,3 +126,15 @@ def test_adam_data_tell_reordered_operations_apart():
     assert not np.array_equal(exact, BETA_1 * m + (1 - BETA_1) * want)
     denominator = np.sqrt(np.abs(want)) + EPSILON
     assert not np.array_equal(-0.001 * (m / denominator), -0.001 * m / denominator)
+
+
+@pytest.mark.parametrize("rows,cols", [(200, 50), (1, 50), (37, 1), (151, 100)])
+def test_outer_product_is_numpys_column_times_row(rows, cols):
+    rng = np.random.default_rng(rows + cols)
+    column, row = _spread(rng, (rows, 1)), _spread(rng, (cols, 1)).T  # a row: a column's .T
+    column[:3] = -0.0  # negative zeros: numpy's 0 + (-0.0 * r) is +0.0
+    got = np.empty((rows, cols))
+    k.outer_product(column, row, got)
+    want = column @ row
+    assert np.array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # the sign of every zero too

@@ -117,7 +117,11 @@ def _train_batch(x_fit: np.ndarray, y_fit: np.ndarray, rows: np.ndarray, net: _N
     _k.output_delta(acts[-1], y_fit, rows, deltas[last], n, grads.intercepts[last])
     for layer in range(last, -1, -1):
         if layer != last:
-            np.matmul(deltas[layer + 1], net.coefs[layer + 1].T, out=deltas[layer])
+            if net.coefs[layer + 1].shape[1] == 1 and deltas[layer].size > 1:
+                # a column times a row: numpy's product without BLAS, element by element
+                _k.outer_product(deltas[layer + 1], net.coefs[layer + 1].T, deltas[layer])
+            else:
+                np.matmul(deltas[layer + 1], net.coefs[layer + 1].T, out=deltas[layer])
             _k.relu_mask(deltas[layer], acts[layer + 1], n, grads.intercepts[layer])
         np.matmul(acts[layer].T, deltas[layer], out=grads.coefs[layer])
     adam.step(net.flat, grads.flat, grads.n_coef, n)

@@ -2,7 +2,9 @@
 elementwise parts of one mini-batch of scikit-learn's ``MLPClassifier`` (the biases and ReLU of
 the forward pass, the output error, the ReLU derivative, the intercept gradients, the L2 term
 and Adam's update), each the same floating-point operations in the same order as numpy's
-expression in scikit-learn's code, so the same bits; the matrix products stay numpy's (BLAS).
+expression in scikit-learn's code, so the same bits; the matrix products stay numpy's (BLAS),
+but for the product of a column by a row, which numpy computes without BLAS, one product per
+element (:func:`outer_product`).
 
 Two reductions follow numpy's own order: the column sums of a (rows x 1) block are numpy's
 pairwise sum of one contiguous run (eight running sums over blocks of at most 128, halves
@@ -20,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["adam_step", "bias_relu", "column_means", "output_delta", "relu_mask"]
+__all__ = ["adam_step", "bias_relu", "column_means", "outer_product", "output_delta",
+           "relu_mask"]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -123,6 +126,19 @@ def output_delta(out: np.ndarray, y: np.ndarray, rows: np.ndarray, delta: np.nda
         for j in range(cols):
             delta[i, j] = out[i, j] - (1.0 if y[r, j] else 0.0)
     column_means(delta, n, intercept_grad)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def outer_product(column: np.ndarray, row: np.ndarray, out: np.ndarray
+                  ) -> None:  # pragma: no cover - compiled
+    """``out = column @ row`` for a (b x 1) ``column`` and a (1 x p) ``row``, not both of one
+    element: numpy's matmul without BLAS for an inner dimension of 1 (``matmul_inner_noblas``:
+    each output set to 0, then the one product added), so ``0.0 + c * r``."""
+    b, p = out.shape
+    for i in range(b):
+        c = column[i, 0]
+        for j in range(p):
+            out[i, j] = 0.0 + c * row[0, j]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

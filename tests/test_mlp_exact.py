@@ -39,6 +39,12 @@ def _cases():
     d = np.column_stack([rng.integers(0, 2, size=430), rng.normal(size=430)]).astype(float)
     yield "long", d, (d[:, 1] + rng.normal(size=430) > 0).astype(int), d[:50], (16, 8, 4), 4, \
         0.1, 3
+    # one hidden layer of 100 (the neighbour-profile attacker's), one-hot columns beside
+    # numbers, a last batch of 150 (above numpy's pairwise block of 128)
+    e = np.column_stack([rng.normal(size=(390, 3)) * [1.0, 1e3, 1e-3],
+                         np.eye(4)[rng.integers(0, 4, size=390)]])
+    yield "one layer", e, (e[:, 0] + e[:, 4] + rng.normal(size=390) > 0.5).astype(float), \
+        e[:60], (100,), 1000, 0.1, 42
 
 
 @pytest.mark.parametrize("case", list(_cases()), ids=lambda c: c[0])
@@ -79,3 +85,40 @@ def test_detection_auc_as_scikit_learns_and_kept_answers():
     real[0, 0] += 1.0  # another input: computed anew
     detection.mlp_detection_auc(real, synthetic, folds=3)
     assert len(detection._ANSWERS) == kept + 1
+
+
+def _profile_cases():
+    rng = np.random.default_rng(8)
+    # distances of k = 5 neighbours: overlapping, apart, with ties and zero distances
+    rr = np.sort(rng.gamma(2.0, size=(300, 5)), axis=1)
+    yield "overlap", rr, np.sort(rng.gamma(2.0, size=(300, 5)), axis=1), \
+        np.sort(rng.gamma(2.0, size=(250, 5)), axis=1), np.sort(rng.gamma(2.0, size=(250, 5)),
+                                                                  axis=1), 42
+    far = np.sort(rng.gamma(4.0, size=(260, 5)), axis=1)
+    yield "apart", rr[:260], far, far + 1.0, rr[:260] * 0.5, 3
+    ties = np.round(rr, 0)  # repeated values and zeros (a zero mean: the 1e-8 guard)
+    yield "ties", ties, ties[::-1], ties[:200], np.round(far[:200], 0), 42
+
+
+@pytest.mark.parametrize("case", list(_profile_cases()), ids=lambda c: c[0])
+def test_neighbour_profile_accuracy_as_scikit_learns_mlp(case):
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    from capkit.attacks.early_priveval import _profile, neighbour_profile_accuracy
+
+    _, rr, rs, sr, ss, seed = case
+    # PrivEval's code at commit 379d742: scikit-learn's MLPClassifier and its predict
+    x = np.nan_to_num(np.vstack([_profile(rr, rs), _profile(sr, ss)]), nan=0.0, posinf=1e8,
+                      neginf=-1e8)
+    y = np.concatenate([np.zeros(len(rr)), np.ones(len(sr))])
+    x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.3, random_state=seed,
+                                              stratify=y)
+    model = MLPClassifier(hidden_layer_sizes=(100,), max_iter=1000, random_state=seed,
+                          early_stopping=True, validation_fraction=0.1, n_iter_no_change=10,
+                          alpha=0.0001)
+    with one_thread(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        want = float(accuracy_score(y_te, model.fit(x_tr, y_tr).predict(x_te)))
+    # the same fit bit for bit and the same rule at 1/2: the same count of right guesses
+    assert neighbour_profile_accuracy(rr, rs, sr, ss, seed=seed) == want

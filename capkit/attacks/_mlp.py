@@ -7,9 +7,13 @@ compares them), without the per-batch bookkeeping of scikit-learn's loop.
 scikit-learn spends most of a small network's fit outside the matrix products: input checks
 each batch, the loss (only reported when the stopping rule reads the validation score), and
 Adam's update as about seventy small array operations a batch. Here the weights and intercepts
-live in one flat vector (each layer's matrix a C-ordered view of it), so Adam's elementwise
-update is a dozen operations over that vector; each product, sum and quotient is scikit-learn's
-own on arrays of the same shape, order and values, so the same BLAS call with the same result.
+live in one flat vector (each layer's matrix a C-ordered view of it); each matrix product is
+numpy's on arrays of the same shape, order and values as scikit-learn's (so the same BLAS call
+with the same result), written into arrays allocated once per fit, and the elementwise rest of
+a batch (biases, ReLU and its derivative, the output error, the gradients' sums and L2 term,
+Adam's update) is a few compiled loops doing scikit-learn's operations in numpy's order
+(:mod:`capkit.attacks._mlp_kernel`). The validation score is the exact count of right guesses
+``accuracy_score`` divides.
 The random draws (Glorot's initial weights, the stratified validation split, each epoch's
 shuffle) are scikit-learn's own functions on the same ``RandomState``.
 
@@ -31,6 +35,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils import check_random_state, gen_batches, shuffle
 
+from capkit.attacks import _mlp_kernel as _k
+
 __all__ = ["mlp_probability"]
 
 # scikit-learn's defaults for the parameters mlp_detection_auc does not set
@@ -47,8 +53,8 @@ class _Net:
 
     def __init__(self, units: Sequence[int]) -> None:
         self.shapes = list(zip(units[:-1], units[1:], strict=True))
-        size = sum(a * b for a, b in self.shapes) + sum(b for _, b in self.shapes)
-        self.flat = np.zeros(size)
+        self.n_coef = sum(a * b for a, b in self.shapes)
+        self.flat = np.zeros(self.n_coef + sum(b for _, b in self.shapes))
         self.coefs, self.intercepts = self.views(self.flat)
 
     def views(self, flat: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -78,38 +84,63 @@ def _forward(x: np.ndarray, coefs: list[np.ndarray], intercepts: list[np.ndarray
     return activations
 
 
-def _backprop(activations: list[np.ndarray], y: np.ndarray, net: _Net,
-              grads: _Net) -> None:
-    """The gradient of the mean log loss plus the L2 penalty into ``grads`` (``_backprop``,
-    ``_compute_loss_grad``, ``inplace_relu_derivative``)."""
-    n = activations[0].shape[0]
+class _Buffers:
+    """Every array one mini-batch writes, allocated once: the batch's inputs and each layer's
+    activations and errors (rows x units, the first b rows used by a batch of b)."""
+
+    def __init__(self, units: Sequence[int], batch: int) -> None:
+        self.acts = [np.empty((batch, u)) for u in units]
+        self.deltas = [np.empty((batch, u)) for u in units[1:]]
+
+
+def _train_batch(x_fit: np.ndarray, y_fit: np.ndarray, rows: np.ndarray, net: _Net, grads: _Net,
+                 adam: _Adam, buf: _Buffers) -> None:
+    """One mini-batch: scikit-learn's ``_forward_pass``, ``_backprop`` (with
+    ``_compute_loss_grad`` and ``inplace_relu_derivative``) and Adam's update. Each matrix
+    product is numpy's on arrays of the shapes and memory order scikit-learn's has (so the same
+    BLAS call); the elementwise rest is :mod:`capkit.attacks._mlp_kernel`, the same operations
+    in the same order. The products ``a.T @ delta`` are written into the gradient vector and
+    made gradients inside Adam's step."""
+    b = len(rows)
+    n = float(b)
     last = len(net.coefs) - 1
-    delta = activations[-1] - y
+    acts = [a[:b] for a in buf.acts]
+    deltas = [d[:b] for d in buf.deltas]
+    np.take(x_fit, rows, axis=0, out=acts[0])
+    for i, (coef, intercept) in enumerate(zip(net.coefs, net.intercepts, strict=True)):
+        np.matmul(acts[i], coef, out=acts[i + 1])
+        if i != last:
+            _k.bias_relu(acts[i + 1], intercept)
+        else:
+            acts[i + 1] += intercept
+            expit(acts[i + 1], out=acts[i + 1])
+    _k.output_delta(acts[-1], y_fit, rows, deltas[last], n, grads.intercepts[last])
     for layer in range(last, -1, -1):
         if layer != last:
-            delta = delta @ net.coefs[layer + 1].T
-            delta[activations[layer + 1] == 0] = 0
-        g = activations[layer].T @ delta
-        g += ALPHA * net.coefs[layer]
-        g /= n
-        grads.coefs[layer][...] = g
-        grads.intercepts[layer][...] = np.sum(delta, axis=0) / n
+            if net.coefs[layer + 1].shape[1] == 1 and deltas[layer].size > 1:
+                # a column times a row: numpy's product without BLAS, element by element
+                _k.outer_product(deltas[layer + 1], net.coefs[layer + 1].T, deltas[layer])
+            else:
+                np.matmul(deltas[layer + 1], net.coefs[layer + 1].T, out=deltas[layer])
+            _k.relu_mask(deltas[layer], acts[layer + 1], n, grads.intercepts[layer])
+        np.matmul(acts[layer].T, deltas[layer], out=grads.coefs[layer])
+    adam.step(net.flat, grads.flat, grads.n_coef, n)
 
 
 class _Adam:
-    """scikit-learn's ``AdamOptimizer`` over the flat vector: the same elementwise expressions."""
+    """scikit-learn's ``AdamOptimizer`` over the flat vector: the same elementwise expressions
+    (:func:`capkit.attacks._mlp_kernel.adam_step`)."""
 
     def __init__(self, size: int) -> None:
         self.t = 0
         self.m = np.zeros(size)
         self.v = np.zeros(size)
 
-    def step(self, params: np.ndarray, grad: np.ndarray) -> None:
+    def step(self, params: np.ndarray, grad: np.ndarray, n_coef: int, n: float) -> None:
         self.t += 1
-        self.m = BETA_1 * self.m + (1 - BETA_1) * grad
-        self.v = BETA_2 * self.v + (1 - BETA_2) * (grad ** 2)
         rate = LEARNING_RATE * np.sqrt(1 - BETA_2 ** self.t) / (1 - BETA_1 ** self.t)
-        params += -rate * self.m / (np.sqrt(self.v) + EPSILON)
+        _k.adam_step(params, grad, self.m, self.v, n_coef, ALPHA, n, BETA_1, 1 - BETA_1,
+                     BETA_2, 1 - BETA_2, float(-rate), EPSILON)
 
 
 def mlp_probability(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *,
@@ -136,25 +167,36 @@ def mlp_probability(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray
         coef[...] = rng.uniform(-bound, bound, (fan_in, fan_out))
         intercept[...] = rng.uniform(-bound, bound, fan_out)
     best = net.flat.copy()
+    # stratified on the flags as a vector: the classes and class indices scikit-learn draws
+    # from are those of its stratify=y (a column, read as the strings "False" and "True"),
+    # without a string per record
     x_fit, x_val, y_fit, y_val = train_test_split(x, y, random_state=rng,
-                                                  test_size=validation_fraction, stratify=y)
+                                                  test_size=validation_fraction,
+                                                  stratify=y.ravel())
     y_val = binarizer.inverse_transform(y_val)
+    # the validation accuracy (accuracy_score of the classes predicted at 1/2, an exact count
+    # over the records) from the positive-class flags, when no class is a NaN or infinity
+    classes = binarizer.classes_
+    finite = not np.issubdtype(classes.dtype, np.floating) or bool(np.isfinite(classes).all())
+    val_positive = y_val == classes[1]
     n = x_fit.shape[0]
     order = np.arange(n, dtype=int)
     batch = min(200, n)
     adam = _Adam(net.flat.size)
+    buf = _Buffers(units, batch)
     best_score, no_improvement, n_iter = -np.inf, 0, 0
     for _ in range(max_iter):
         order = shuffle(order, random_state=rng)
         for part in gen_batches(n, batch):
-            rows = order[part]
-            _backprop(_forward(x_fit[rows], net.coefs, net.intercepts), y_fit[rows], net,
-                      grads)
-            adam.step(net.flat, grads.flat)
+            _train_batch(x_fit, y_fit, order[part], net, grads, adam, buf)
         n_iter += 1
-        guess = binarizer.inverse_transform(_forward(x_val, net.coefs, net.intercepts)[-1].ravel())
-        score = (np.nan if np.issubdtype(guess.dtype, np.floating) and not np.isfinite(guess).all()
-                 else accuracy_score(y_val, guess))
+        out = _forward(x_val, net.coefs, net.intercepts)[-1].ravel()
+        if finite:
+            score = np.count_nonzero((out > 0.5) == val_positive) / len(val_positive)
+        else:
+            guess = binarizer.inverse_transform(out)
+            score = (np.nan if np.issubdtype(guess.dtype, np.floating)
+                     and not np.isfinite(guess).all() else accuracy_score(y_val, guess))
         no_improvement = no_improvement + 1 if score < best_score + TOL else 0
         if score > best_score:
             best_score = score

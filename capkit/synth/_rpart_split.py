@@ -158,6 +158,35 @@ def _impurity_sum(C, aprior, left, right, lwt, rwt):
     return t, lmean, rmean
 
 
+#: Relative margin of :func:`_surely_not_below` (per class, of ``lwt + rwt``).
+SCREEN = 1e-12
+
+
+@njit(cache=True)
+def _surely_not_below(C, aprior, left, right, lwt, rwt, best):
+    """True when the ``t`` of :func:`_impurity_sum` is surely >= ``best``, from an estimate
+    that multiplies by ``1 / lwt`` and ``1 / rwt`` instead of dividing by them (two divisions
+    instead of 2C). Then the split cannot be a new best and its exact sum is not needed; in
+    every other case the caller computes it, so the search picks the same split, ties
+    included.
+
+    The bound: with unit roundoff u, each share p = a l / w is >= 0 and the shares of a side
+    sum to 1 up to the rounding of w (so p < 2), hence the reciprocal changes p by <= 3u p,
+    p (1 - p) by <= 18u, and a term w p (1 - p) of either sum by <= 100u w; both sums of the
+    2C terms add <= 2C u (lwt + rwt) each. So |estimate - t| <= 210 C u (lwt + rwt)
+    < 5e-14 C (lwt + rwt), and the margin used, ``SCREEN`` C (lwt + rwt), is 20 times that.
+    A NaN estimate is never "surely" above."""
+    il = 1.0 / lwt
+    ir = 1.0 / rwt
+    t = 0.0
+    for j in range(C):
+        p = aprior[j] * left[j] * il
+        t += lwt * (p * (1.0 - p))
+        p = aprior[j] * right[j] * ir
+        t += rwt * (p * (1.0 - p))
+    return t >= best + SCREEN * C * (lwt + rwt)
+
+
 @njit(cache=True)
 def _gini_total(k, yt, C, aprior, left, right):
     for j in range(C):
@@ -193,7 +222,8 @@ def gini_cont(k, xt, yt, C, aprior, edge, left, right, out_split):
         ltot += 1
         right[j] -= 1.0
         left[j] += 1.0
-        if ltot >= edge and xt[i + 1] != xt[i]:
+        if ltot >= edge and xt[i + 1] != xt[i] and not (
+                C > 2 and _surely_not_below(C, aprior, left, right, lwt, rwt, best)):
             t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
             if t < best:
                 best = t
@@ -285,7 +315,8 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
             for j in range(C):
                 right[j] -= ccnt[j, c]
                 left[j] += ccnt[j, c]
-        if ltot >= edge and rtot >= edge:
+        if ltot >= edge and rtot >= edge and not (
+                C > 2 and _surely_not_below(C, aprior, left, right, lwt, rwt, best)):
             t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
             if t < best:
                 best = t

@@ -275,46 +275,43 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
     ordered = C == 2
     if ordered:
         pos = _order_categories(nclass, present, rate, gray)
+        steps = nclass - pos
     else:
-        for c in range(nclass):
-            gray[c] = 1 if present[c] else 0
-        pos = 0
-    while True:
-        # the next category to change sides (graycode.c)
+        # graycode.c counts in binary over the present categories below the last one (the
+        # last category never moves): step s moves the category of the lowest 0 bit of the
+        # count before it, the number of trailing zeros of s, for s = 1 .. 2^m - 1
+        m = 0
+        for c in range(nclass - 1):
+            if present[c]:
+                gray[m] = c
+                m += 1
+        steps = (1 << m) - 1
+    for s in range(1, steps + 1):
         if ordered:
-            if pos >= nclass:
-                break
             c = gray[pos]
             pos += 1
         else:
-            c = nclass
-            for i in range(nclass - 1):
-                if gray[i] == 1:
-                    gray[i] = 2
-                    c = i
-                    break
-                elif gray[i] == 2:
-                    gray[i] = 1
-            if c == nclass:
-                break
-        if tsplit[c] == LEFT:
-            tsplit[c] = RIGHT
-            rwt += awt[c]
-            lwt -= awt[c]
-            rtot += countn[c]
-            ltot -= countn[c]
-            for j in range(C):
-                right[j] += ccnt[j, c]
-                left[j] -= ccnt[j, c]
-        else:
-            tsplit[c] = LEFT
-            rwt -= awt[c]
-            lwt += awt[c]
-            rtot -= countn[c]
-            ltot += countn[c]
-            for j in range(C):
-                right[j] -= ccnt[j, c]
-                left[j] += ccnt[j, c]
+            z = 0
+            x = s
+            while (x & 1) == 0:
+                x >>= 1
+                z += 1
+            c = gray[z]
+        # to the other side: x - a and x + (-a) are the same number, so one update serves
+        # both directions
+        d = tsplit[c]
+        tsplit[c] = -d
+        a = awt[c] if d == RIGHT else -awt[c]
+        rwt -= a
+        lwt += a
+        n = countn[c] * d
+        rtot -= n
+        ltot += n
+        sign = float(d)
+        for j in range(C):
+            v = sign * ccnt[j, c]
+            right[j] -= v
+            left[j] += v
         if ltot >= edge and rtot >= edge and not (
                 C > 2 and _surely_not_below(C, aprior, left, right, lwt, rwt, best)):
             t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)

@@ -13,6 +13,12 @@ floating-point ties between candidate splits, and between predictors, resolve as
   :func:`gini_cat_ordered_by_classes`);
 * a cut needs >= minbucket records on each side; the first best candidate wins; the side with
   the lower mean y (or class-index mean) goes left.
+
+For 3+ classes most of the time goes into the Gini sums of the candidates (2 divisions per
+class each); a candidate whose division-free estimate is surely not below the best so far
+(:func:`_surely_not_below`, with a margin 20 times its rounding bound) is not summed exactly,
+as it cannot be chosen. Every other candidate gets rpart's exact sum, so the chosen splits and
+their improvements are rpart's to the bit.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ floating-point ties between candidate splits, and between predictors, resolve as
 
 For 3+ classes most of the time goes into the Gini sums of the candidates (2 divisions per
 class each); a candidate whose division-free estimate is surely not below the best so far
-(:func:`_surely_not_below`, with a margin 20 times its rounding bound) is not summed exactly,
+(:func:`_surely_not_below`, with a margin 40 times its rounding bound) is not summed exactly,
 as it cannot be chosen. Every other candidate gets rpart's exact sum, so the chosen splits and
 their improvements are rpart's to the bit.
 """
@@ -176,12 +176,15 @@ def _surely_not_below(C, aprior, left, right, lwt, rwt, best):
     every other case the caller computes it, so the search picks the same split, ties
     included.
 
-    The bound: with unit roundoff u, each share p = a l / w is >= 0 and the shares of a side
-    sum to 1 up to the rounding of w (so p < 2), hence the reciprocal changes p by <= 3u p,
-    p (1 - p) by <= 18u, and a term w p (1 - p) of either sum by <= 100u w; both sums of the
-    2C terms add <= 2C u (lwt + rwt) each. So |estimate - t| <= 210 C u (lwt + rwt)
-    < 5e-14 C (lwt + rwt), and the margin used, ``SCREEN`` C (lwt + rwt), is 20 times that.
-    A NaN estimate is never "surely" above."""
+    The bound: with unit roundoff u and both weights > 0, each share p = a l / w is >= 0 and
+    the shares of a side sum to 1 up to the rounding of w (so p < 2 and sum |p (1 - p)| < 2),
+    hence the reciprocal changes p by <= 3u p, p (1 - p) by <= 18u, and a term w p (1 - p)
+    by <= 100u w (with the roundings of both ways of computing it); the two sums of the 2C
+    terms each add <= 4C u (lwt + rwt). So |estimate - t| <= 110 C u (lwt + rwt)
+    < 2.5e-14 C (lwt + rwt), and the margin used, ``SCREEN`` C (lwt + rwt), is 40 times
+    that. Weights that are not both positive, and a NaN estimate, are never "surely" above."""
+    if not (lwt > 0.0 and rwt > 0.0):
+        return False
     il = 1.0 / lwt
     ir = 1.0 / rwt
     t = 0.0

@@ -1,11 +1,13 @@
 """Same syntheses as another checkout: :func:`capkit.synth.syn` on varied calls (numbers,
 categoricals ordered or not, strings and booleans with missing values, special values
 ``cont_na``, smoothing, ``proper=True``, visit sequences leaving columns out, ``k`` and ``m``,
-constant, single-valued and collinear columns, and the shadow audit's case: 200-record draws of
-Adult), computed by this checkout and by the one named on the command line, each in its own
-process, and compared exactly: every synthetic frame by ``pandas.testing.assert_frame_equal``
-with ``check_exact=True`` (values, dtypes, category orders, index), and the methods, visit
-sequence, expanded sequence and predictor matrix of each result.
+constant, single-valued and collinear columns, the shadow audit's case: 200- and 1,000-record
+draws of Adult, and uniform factors of 4 to 16 levels, many with equal counts), computed by
+this checkout and by the one named on the command line, each in its own process, and compared
+exactly: every synthetic frame by ``pandas.testing.assert_frame_equal`` with
+``check_exact=True`` (values, dtypes, category orders, index), the methods, visit sequence,
+expanded sequence and predictor matrix of each result, and every array of every fitted tree
+(``models=True``) byte for byte.
 
     CAPKIT_DATA=/folder/with/the/data python benchmarks/same_synth.py /path/to/other/checkout
 """
@@ -74,6 +76,16 @@ def calls() -> list[tuple[str, pd.DataFrame, dict]]:
         rows = rng.permutation(len(adult))[:200]
         out.append((f"adult-shadow{run}", adult.iloc[rows].reset_index(drop=True),
                     {"seed": int(rng.integers(2**31 - 1))}))
+    for run in range(8):  # its full size, 1,000 records: Gini searches over up to 20 levels
+        rows = rng.permutation(len(adult))[:1000]
+        out.append((f"adult-shadow1000-{run}", adult.iloc[rows].reset_index(drop=True),
+                    {"seed": int(rng.integers(2**31 - 1))}))
+    # 3+ classes with many-level predictors: uniform small-integer factors (equal counts)
+    tie = np.random.default_rng(7)
+    ties = pd.DataFrame({f"f{j}": pd.Categorical(tie.integers(0, 4 + 3 * j, 600))
+                         for j in range(5)})
+    ties["num"] = tie.integers(0, 6, 600).astype(float)
+    out += [("ties", ties, {"seed": 11}), ("ties-minbucket1", ties, {"seed": 12, "minbucket": 1})]
     return out
 
 
@@ -85,17 +97,30 @@ def answers() -> list:
         before = data.copy()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = syn(data, progress=False, **kwargs)
+            r = syn(data, progress=False, models=True, **kwargs)
         pd.testing.assert_frame_equal(data, before, check_exact=True)  # input left as it was
         found.append((name, r.syn, r.method, r.visit_sequence, r.expanded, r.predictor_matrix,
-                      r.cont_na))
+                      r.cont_na, _trees(r.models)))
     return found
+
+
+def _trees(models) -> list:
+    """Every array of every fitted tree, as bytes (floats to the bit, NaN included)."""
+    sets = models if isinstance(models, list) else [models]
+    return [(name, [(field, getattr(tree, field).tobytes()) for field in TREE_FIELDS])
+            for trees in sets for name, tree in trees.items()]
+
+
+#: The arrays of a fitted tree compared (nodes, splits, sizes, deviances, complexities,
+#: improvements, class counts and the leaf of every training record).
+TREE_FIELDS = ("node", "left", "right", "var", "cut", "direction", "n", "dev", "complexity",
+               "improve", "counts", "leaf_row")
 
 
 def main() -> None:
     a, b, other = answers_here_and_there(__file__, answers)
     assert len(a) == len(b), (len(a), len(b))
-    frames = 0
+    frames = trees = 0
     for x, y in zip(a, b, strict=True):
         assert x[0] == y[0]
         assert len(x[1]) == len(y[1]), x[0]
@@ -106,7 +131,10 @@ def main() -> None:
         assert x[2:5] == y[2:5], x[0]
         pd.testing.assert_frame_equal(x[5], y[5], check_exact=True)
         assert x[6] == y[6], x[0]
-    print(f"{len(a)} calls, {frames} synthetic frames: equal to {other}'s")
+        assert x[7] == y[7], f"{x[0]}: the fitted trees differ"
+        trees += len(x[7])
+    print(f"{len(a)} calls, {frames} synthetic frames and {trees} fitted trees: equal to "
+          f"{other}'s")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,12 @@ floating-point ties between candidate splits, and between predictors, resolve as
   :func:`gini_cat_ordered_by_classes`);
 * a cut needs >= minbucket records on each side; the first best candidate wins; the side with
   the lower mean y (or class-index mean) goes left.
+
+For 3+ classes most of the time goes into the Gini sums of the candidates (2 divisions per
+class each); a candidate whose division-free estimate is surely not below the best so far
+(:func:`_surely_not_below`, with a margin 40 times its rounding bound) is not summed exactly,
+as it cannot be chosen. Every other candidate gets rpart's exact sum, so the chosen splits and
+their improvements are rpart's to the bit.
 """
 
 from __future__ import annotations
@@ -158,6 +164,38 @@ def _impurity_sum(C, aprior, left, right, lwt, rwt):
     return t, lmean, rmean
 
 
+#: Relative margin of :func:`_surely_not_below` (per class, of ``lwt + rwt``).
+SCREEN = 1e-12
+
+
+@njit(cache=True)
+def _surely_not_below(C, aprior, left, right, lwt, rwt, best):
+    """True when the ``t`` of :func:`_impurity_sum` is surely >= ``best``, from an estimate
+    that multiplies by ``1 / lwt`` and ``1 / rwt`` instead of dividing by them (two divisions
+    instead of 2C). Then the split cannot be a new best and its exact sum is not needed; in
+    every other case the caller computes it, so the search picks the same split, ties
+    included.
+
+    The bound: with unit roundoff u and both weights > 0, each share p = a l / w is >= 0 and
+    the shares of a side sum to 1 up to the rounding of w (so p < 2 and sum |p (1 - p)| < 2),
+    hence the reciprocal changes p by <= 3u p, p (1 - p) by <= 18u, and a term w p (1 - p)
+    by <= 100u w (with the roundings of both ways of computing it); the two sums of the 2C
+    terms each add <= 4C u (lwt + rwt). So |estimate - t| <= 110 C u (lwt + rwt)
+    < 2.5e-14 C (lwt + rwt), and the margin used, ``SCREEN`` C (lwt + rwt), is 40 times
+    that. Weights that are not both positive, and a NaN estimate, are never "surely" above."""
+    if not (lwt > 0.0 and rwt > 0.0):
+        return False
+    il = 1.0 / lwt
+    ir = 1.0 / rwt
+    t = 0.0
+    for j in range(C):
+        p = aprior[j] * left[j] * il
+        t += lwt * (p * (1.0 - p))
+        p = aprior[j] * right[j] * ir
+        t += rwt * (p * (1.0 - p))
+    return t >= best + SCREEN * C * (lwt + rwt)
+
+
 @njit(cache=True)
 def _gini_total(k, yt, C, aprior, left, right):
     for j in range(C):
@@ -193,7 +231,8 @@ def gini_cont(k, xt, yt, C, aprior, edge, left, right, out_split):
         ltot += 1
         right[j] -= 1.0
         left[j] += 1.0
-        if ltot >= edge and xt[i + 1] != xt[i]:
+        if ltot >= edge and xt[i + 1] != xt[i] and not (
+                C > 2 and _surely_not_below(C, aprior, left, right, lwt, rwt, best)):
             t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
             if t < best:
                 best = t
@@ -245,47 +284,45 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
     ordered = C == 2
     if ordered:
         pos = _order_categories(nclass, present, rate, gray)
+        steps = nclass - pos
     else:
-        for c in range(nclass):
-            gray[c] = 1 if present[c] else 0
-        pos = 0
-    while True:
-        # the next category to change sides (graycode.c)
+        # graycode.c counts in binary over the present categories below the last one (the
+        # last category never moves): step s moves the category of the lowest 0 bit of the
+        # count before it, the number of trailing zeros of s, for s = 1 .. 2^m - 1
+        m = 0
+        for c in range(nclass - 1):
+            if present[c]:
+                gray[m] = c
+                m += 1
+        steps = (1 << m) - 1
+    for s in range(1, steps + 1):
         if ordered:
-            if pos >= nclass:
-                break
             c = gray[pos]
             pos += 1
         else:
-            c = nclass
-            for i in range(nclass - 1):
-                if gray[i] == 1:
-                    gray[i] = 2
-                    c = i
-                    break
-                elif gray[i] == 2:
-                    gray[i] = 1
-            if c == nclass:
-                break
-        if tsplit[c] == LEFT:
-            tsplit[c] = RIGHT
-            rwt += awt[c]
-            lwt -= awt[c]
-            rtot += countn[c]
-            ltot -= countn[c]
-            for j in range(C):
-                right[j] += ccnt[j, c]
-                left[j] -= ccnt[j, c]
-        else:
-            tsplit[c] = LEFT
-            rwt -= awt[c]
-            lwt += awt[c]
-            rtot -= countn[c]
-            ltot += countn[c]
-            for j in range(C):
-                right[j] -= ccnt[j, c]
-                left[j] += ccnt[j, c]
-        if ltot >= edge and rtot >= edge:
+            z = 0
+            x = s
+            while (x & 1) == 0:
+                x >>= 1
+                z += 1
+            c = gray[z]
+        # to the other side: x - a and x + (-a) are the same number, so one update serves
+        # both directions
+        d = tsplit[c]
+        tsplit[c] = -d
+        a = awt[c] if d == RIGHT else -awt[c]
+        rwt -= a
+        lwt += a
+        n = countn[c] * d
+        rtot -= n
+        ltot += n
+        sign = float(d)
+        for j in range(C):
+            v = sign * ccnt[j, c]
+            right[j] -= v
+            left[j] += v
+        if ltot >= edge and rtot >= edge and not (
+                C > 2 and _surely_not_below(C, aprior, left, right, lwt, rwt, best)):
             t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)
             if t < best:
                 best = t

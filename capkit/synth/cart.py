@@ -170,7 +170,8 @@ def altered_priors(y: np.ndarray, n_classes: int) -> np.ndarray:
 
 def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, classification: bool,
         *, n_classes: int = 0, minbucket: int = 5, cp: float = 1e-8, maxdepth: int = MAXDEPTH,
-        max_exhaustive: int = MAX_EXHAUSTIVE, predictors: list[str] | None = None) -> Tree:
+        max_exhaustive: int = MAX_EXHAUSTIVE, predictors: list[str] | None = None,
+        orders: np.ndarray | None = None) -> Tree:
     """Grow rpart's tree for ``y`` on the predictors ``X`` (n x p).
 
     Parameters
@@ -190,21 +191,35 @@ def fit(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, y: np.ndarray, class
         Largest number of levels present in a node for which a factor predictor of a 3+ class
         y gets rpart's exhaustive subset search; above it, a heuristic (see
         :mod:`capkit.synth._rpart_kernel`) and :attr:`Tree.exact` is False.
+    orders
+        The predictors' root orders (p x n) if the caller has them: :func:`root_order` of
+        each predictor that is not a FACTOR, ``arange(n)`` for a FACTOR. Default: computed.
     """
     return fit_many(X, kinds, nlev, [y], classification, n_classes=n_classes,
                     minbucket=minbucket, cp=cp, maxdepth=maxdepth, max_exhaustive=max_exhaustive,
-                    predictors=predictors)[0]
+                    predictors=predictors, orders=orders)[0]
+
+
+def root_order(values: np.ndarray, kind: int) -> np.ndarray:
+    """The order rpart sorts one predictor's records in at the root (ties included), as
+    :func:`fit` computes it: categorical codes (ordered or not) count from 1, as rpart sees
+    them. Fits to several responses on the same predictor may share it."""
+    x = np.array(values, dtype=float, copy=True)
+    if kind != NUMERIC:
+        x += 1.0
+    return _rpart_kernel.rpart_order(x)
 
 
 def fit_many(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, ys: list[np.ndarray],
              classification: bool, *, n_classes: int = 0, minbucket: int = 5, cp: float = 1e-8,
              maxdepth: int = MAXDEPTH, max_exhaustive: int = MAX_EXHAUSTIVE,
-             predictors: list[str] | None = None, workers: int = 1) -> list[Tree]:
+             predictors: list[str] | None = None, workers: int = 1,
+             orders: np.ndarray | None = None) -> list[Tree]:
     """:func:`fit` of every response in ``ys`` on the same predictors (e.g. a permutation
     null's refits to permuted labels): the predictors' codes and the sort order of every
     continuous one are computed once, and the fits run on ``workers`` threads (the kernel
     releases the GIL). Each tree is the one :func:`fit` grows for that response, whatever
-    ``workers`` is; they come back in the order of ``ys``."""
+    ``workers`` is; they come back in the order of ``ys``. ``orders`` as in :func:`fit`."""
     X = np.asarray(X, dtype=float)
     if np.isnan(X).any():
         raise CapkitError("cart.fit: missing predictor values (rpart would need surrogate "
@@ -216,7 +231,8 @@ def fit_many(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, ys: list[np.nda
     n, p = X.shape
     ncat = np.where(kinds == FACTOR, nlev, 0).astype(np.int64)
     Xk = np.ascontiguousarray(_kernel_codes(X, kinds).T)
-    roots = _rpart_kernel.root_orders(Xk, ncat)
+    roots = (_rpart_kernel.root_orders(Xk, ncat) if orders is None
+             else np.ascontiguousarray(orders, dtype=np.int64))
     C = int(n_classes) if classification else 0
     names = list(predictors) if predictors is not None else [f"x{j}" for j in range(p)]
 

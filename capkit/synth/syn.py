@@ -99,7 +99,8 @@ def syn(data: pd.DataFrame, m: int = 1, seed: int | None = None, method: str = "
     init_rows = np.arange(p.n) if p.k == p.n else rng.integers(0, p.n, size=p.k)
     settings = {"minbucket": int(minbucket), "cp": float(cp),
                 "max_exhaustive": int(max_exhaustive)}
-    shared = None if proper else {w: _fit(p, w, None, settings) for w in p.steps
+    orders: dict[int, np.ndarray] = {}  # root orders of the working columns, shared by fits
+    shared = None if proper else {w: _fit(p, w, None, settings, orders) for w in p.steps
                                   if p.wvars[w].method in ("cart", "sample")}
     out_frames, fits = [], []
     bar = tqdm(total=m * len(p.steps), desc="syn", unit="var", disable=not progress)
@@ -136,8 +137,13 @@ def _tree_kinds(p: Plan, preds: np.ndarray) -> np.ndarray:
                     dtype=np.int64)
 
 
-def _fit(p: Plan, w: int, boot: np.ndarray | None, settings: dict) -> _Model:
-    """Fit working variable ``w``'s model on the available original records (spec 4.1-4.3)."""
+def _fit(p: Plan, w: int, boot: np.ndarray | None, settings: dict,
+         orders: dict[int, np.ndarray] | None = None) -> _Model:
+    """Fit working variable ``w``'s model on the available original records (spec 4.1-4.3).
+
+    ``orders`` keeps the root order of each working column fitted on every original record
+    (no bootstrap, no v.NA rule): the later fits that use it as a predictor take it from there
+    instead of sorting it again."""
     v = p.wvars[w]
     avail = np.ones(p.n, dtype=bool) if v.rule_var < 0 else p.Xo[:, v.rule_var] == v.rule_code
     yo = p.Xo[avail, w]
@@ -154,13 +160,22 @@ def _fit(p: Plan, w: int, boot: np.ndarray | None, settings: dict) -> _Model:
         yo, x_fit = yo[boot], x_fit[boot]
     names = [p.wvars[q].name for q in preds]
     kinds = _tree_kinds(p, preds)
+    roots = None
+    if orders is not None and boot is None and v.rule_var < 0:
+        for q, kind in zip(preds, kinds, strict=True):
+            if kind != cart.FACTOR and q not in orders:
+                orders[q] = cart.root_order(p.Xo[:, q], kind)
+        rows = np.arange(p.n)
+        roots = np.stack([orders[q] if kind != cart.FACTOR else rows
+                          for q, kind in zip(preds, kinds, strict=True)])
     if p.is_cat[w]:
         classes, ycode = np.unique(yo.astype(np.int64), return_inverse=True)
         tree = cart.fit(x_fit, kinds, p.nlev[preds], ycode, True, n_classes=len(classes),
-                        predictors=names, **settings)
+                        predictors=names, orders=roots, **settings)
     else:
         classes = None
-        tree = cart.fit(x_fit, kinds, p.nlev[preds], yo, False, predictors=names, **settings)
+        tree = cart.fit(x_fit, kinds, p.nlev[preds], yo, False, predictors=names,
+                        orders=roots, **settings)
     if not tree.exact:
         warnings.warn(f"the tree of {v.name!r} may differ from rpart's: a factor predictor has "
                       f"more than {settings['max_exhaustive']} levels in a node, too many for "

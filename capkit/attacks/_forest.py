@@ -16,6 +16,10 @@ same random draws in the same order:
   the drawn rows (``_parallel_build_trees``, scikit-learn 1.9);
 * its splitter draws from a second ``RandomState(seed)`` (``BaseDecisionTree._fit``).
 
+Building a ``RandomState`` costs more than growing a small tree; two generators re-seeded per
+tree are in the same states, and the weighted bootstrap is ``choice``'s own computation (uniform
+draws looked up in the cumulative shares) with its checks of the shares made once.
+
 So the trees are scikit-learn's node for node, and :meth:`Forest.predict_proba` and
 :meth:`Forest.predict` add the trees' leaf values in tree order and divide by the number of
 trees, as ``predict_proba`` / ``predict`` do (``all_proba += proba`` under a lock, then
@@ -143,6 +147,12 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
         if sample_weight.shape != (n,):
             return None
         share = sample_weight / np.sum(sample_weight)
+        # RandomState.choice(n, n, replace=True, p=share) draws random_sample(n) and finds each
+        # in the cumulative shares (numpy's legacy sampler); its checks of p run once here
+        if not (np.all(share >= 0) and abs(np.sum(share) - 1.0) <= np.sqrt(np.finfo(float).eps)):
+            return None
+        cdf = share.cumsum()
+        cdf /= cdf[-1]
     min_samples_leaf = p["min_samples_leaf"]
     if not isinstance(min_samples_leaf, numbers.Integral):
         min_samples_leaf = ceil(min_samples_leaf * n)
@@ -153,20 +163,24 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
     max_depth = _MAX_INT if p["max_depth"] is None else p["max_depth"]
     max_features = _max_features(p["max_features"], n_features)
     random_state = check_random_state(p["random_state"])
+    # RandomState(seed) for the bootstrap and another for the splitter, as scikit-learn makes
+    # them; re-seeding two generators gives the same states without building new ones
+    draws, splits = np.random.RandomState(0), np.random.RandomState(0)
     trees = []
     for _ in range(p["n_estimators"]):
         seed = random_state.randint(_MAX_INT)
-        draws = np.random.RandomState(seed)
+        draws.seed(seed)
+        splits.seed(seed)
         if sample_weight is None:
             rows = draws.randint(0, n, n)
         else:
-            rows = draws.choice(n, n, replace=True, p=share)
+            rows = cdf.searchsorted(draws.random_sample(n), side="right")
         weight = np.bincount(rows.astype(np.int32), minlength=n).astype(np.float64)
         min_weight_leaf = p["min_weight_fraction_leaf"] * np.sum(weight)
         criterion = (CRITERIA_CLF[p["criterion"]](1, n_classes) if classifier
                      else CRITERIA_REG[p["criterion"]](1, n))
         splitter = DENSE_SPLITTERS["best"](criterion, max_features, min_samples_leaf,
-                                           min_weight_leaf, np.random.RandomState(seed), None)
+                                           min_weight_leaf, splits, None)
         tree = Tree(n_features, n_classes, 1)
         DepthFirstTreeBuilder(splitter, min_samples_split, min_samples_leaf, min_weight_leaf,
                               max_depth, p["min_impurity_decrease"]).build(

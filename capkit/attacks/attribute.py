@@ -35,6 +35,9 @@ from capkit.counts.rows import unique_codes
 from capkit.errors import CapkitError
 
 TRAINED_ON = ("synthetic", "original")
+#: ``records`` of a result without per-record outcomes (copied per result: building an empty
+#: frame costs more than scoring a small grid)
+_NO_RECORDS = pd.DataFrame(columns=["observed", "predicted", "correct"])
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,7 @@ def run_attack(grid: Grid, attacker: str | BaseEstimator | Attacker, *,
             {"observed": observed, "predicted": shown, "correct": correct},
             index=pd.Index(record, name="record"))
     records = (pd.concat(frames, names=["group", "record"]) if keep_records else
-               pd.DataFrame(columns=["observed", "predicted", "correct"]))
+               _NO_RECORDS.copy())
     members, control = scored["members"], scored.get("holdout")
     comparison = compare_to_control(members.correct, members.n,
                                     control.correct if control else None,

@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from threadpoolctl import ThreadpoolController
 
+from capkit.attacks._forest import fit as fast_forest
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
 from capkit.attacks.gcap import majority, nearest_pools, pool_means
 from capkit.attacks.grid import Grid
@@ -163,7 +164,10 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
         x_train, x_query = sparse.csr_matrix(x_train), sparse.csr_matrix(x_query)
     with warnings.catch_warnings(), _controller().limit(limits=1, user_api="blas"):
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if weight is None:
+        forest = fast_forest(model, x_train, y, weight)  # scikit-learn's trees, less overhead
+        if forest is not None:
+            model = forest
+        elif weight is None:
             model.fit(x_train, y)
         else:
             model.fit(x_train, y, sample_weight=weight)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from capkit.attacks.rapid import RapidResult, rapid
+from capkit.control import two_sided_z
+from capkit.counts.runs import concatenated_ranges
 from capkit.errors import CapkitError
 from capkit.synth import syn
 
@@ -53,8 +54,7 @@ def folds(target: pd.Series, k: int, seed: int, stratified: bool = True) -> np.n
         return fold
     codes = pd.factorize(target, use_na_sentinel=False)[0]
     order = order[np.argsort(codes[order], kind="stable")]
-    starts = np.searchsorted(codes[order], np.arange(codes.max() + 1))
-    rank = np.arange(n) - starts[codes[order]]
+    rank = concatenated_ranges(np.bincount(codes[order]))  # each record's rank in its class
     fold[order] = rank % k
     return fold
 
@@ -166,7 +166,7 @@ def rapid_cv(original: pd.DataFrame, generator: Generator | None, keys: str | Se
     values = table["rapid"].to_numpy(np.float64)
     mean, sd = float(values.mean()), float(values.std(ddof=1))
     se = sd / math.sqrt(len(values))
-    z = float(ndtri(0.5 * (1.0 + confidence)))
+    z = two_sided_z(confidence)
     return RapidCV(table=table, mean=mean, sd=sd, se=se, ci=(mean - z * se, mean + z * se),
                    members_mean=float(table["members_rapid"].mean()), results=tuple(results))
 

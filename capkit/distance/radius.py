@@ -37,6 +37,7 @@ import numpy as np
 
 from capkit.counts.encode import combine_codes
 from capkit.counts.rows import unique_rows
+from capkit.counts.runs import concatenated_ranges
 from capkit.distance import squared
 from capkit.distance._kernel import count_differing, keep_smallest
 
@@ -393,8 +394,7 @@ def gower_ball_counts(cat_q, num_q, cat_t, num_t, w_cat, total_weight: float,
     if len(tasks):  # the large blocks on the threads, an entry per (query, block)
         a0, a1 = tasks[:, 0].astype(np.int64), tasks[:, 1].astype(np.int64)
         task = np.repeat(np.arange(len(tasks)), a1 - a0)
-        starts = np.cumsum(a1 - a0) - (a1 - a0)
-        records = grouping[0][a0[task] + np.arange(len(task)) - starts[task]]
+        records = grouping[0][concatenated_ranges(a1 - a0, a0)]
         out = np.zeros(len(task), dtype=np.int64)
         _ball_entries(records, task, tasks[:, 2].copy(), tasks[:, 3].astype(np.int64),
                       tasks[:, 4].astype(np.int64), grouping[6], num_q, num_t,

@@ -44,6 +44,8 @@ import itertools
 
 import numpy as np
 
+from capkit.counts.runs import concatenated_ranges
+
 BLOCK_CELLS = 1 << 21
 #: Candidate pairs evaluated at once by the search on sums.
 PAIR_BATCH = 1 << 20
@@ -161,7 +163,7 @@ def _reduce_pairs(x: np.ndarray, by: _BySums, rows: np.ndarray, lo: np.ndarray, 
         per = counts[first:last]
         local = np.repeat(np.arange(first, last), per)
         starts = np.concatenate([[0], np.cumsum(per)[:-1]])
-        tj = lo[local] + np.arange(int(per.sum())) - np.repeat(starts, per)
+        tj = concatenated_ranges(per, lo[first:last])
         d = _pair_squared(x, by.y, rows[local], tj)
         out.append(reduce(d, starts))
         first = last

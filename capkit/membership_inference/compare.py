@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm, rankdata
+from scipy.stats import rankdata
 
+from capkit.control import two_sided_z
 from capkit.errors import CapkitError
 from capkit.membership_inference.metrics import _class_sizes, _member_mask, _score_array
 
@@ -118,7 +119,7 @@ def paired_auc_difference(scores_a: object, scores_b: object, member: object, *,
     std_error = float(np.sqrt(max(variance, 0.0)))
     auc_a, auc_b = float(v10_a.mean()), float(v10_b.mean())
     difference = auc_a - auc_b
-    half = float(norm.ppf(0.5 + confidence / 2)) * std_error
+    half = two_sided_z(confidence) * std_error
     return PairedAUC(auc_a, auc_b, difference, std_error, difference - half, difference + half,
                      float(confidence))
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
+from capkit.control import two_sided_z
 from capkit.distance import dcr
 from capkit.errors import CapkitError
 from capkit.membership_inference.metrics import FPRS, clopper_pearson, metrics, tpr_column
@@ -36,7 +36,7 @@ def auc_interval(auc: float, n_members: int, n_nonmembers: int,
     q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
     var = (a * (1 - a) + (n_members - 1) * (q1 - a * a)
            + (n_nonmembers - 1) * (q2 - a * a)) / (n_members * n_nonmembers)
-    half = norm.ppf(0.5 + confidence / 2) * np.sqrt(max(var, 0.0))
+    half = two_sided_z(confidence) * np.sqrt(max(var, 0.0))
     return max(0.0, a - half), min(1.0, a + half)
 
 

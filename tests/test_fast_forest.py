@@ -178,3 +178,32 @@ def test_forest_attackers_predict_as_with_scikit_learns_fit(
                 np.testing.assert_array_equal(
                     fit.probabilities(name, grid, train, query, seed=case), slow_p)
     assert len(calls) == 3 + 3 + 2  # every forest took the shortcut
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_other_forest_users_give_scikit_learns_answers(seed, monkeypatch):
+    """SynthEval's forest attribute disclosure (one shared RandomState across the columns'
+    forests, a classifier and a regressor) and PrivEval's forest key accuracy give the same
+    numbers through ``_forest.fit`` as with scikit-learn's own fit (``_forest.fit`` switched
+    off)."""
+    import pandas as pd
+
+    from capkit.attacks import early_priveval, forest_disclosure
+
+    rng = np.random.default_rng(seed)
+    n = 300
+
+    def table(m):
+        return pd.DataFrame({"a": rng.integers(0, 4, m).astype(str), "b": rng.integers(0, 3, m),
+                             "c": rng.normal(0, 1, m).round(1), "d": rng.integers(0, 2, m)})
+
+    real, syn = table(n), table(n)
+    keys, sensitive = rng.integers(0, 5, (n, 3)), rng.integers(0, 3, n)
+    fast = (forest_disclosure.forest_disclosure(real, syn, ["a", "c"], ["a", "b", "d"], seed=seed).table,
+            early_priveval.forest_key_accuracy(keys, sensitive, seed=seed))
+    monkeypatch.setattr(forest_disclosure, "fast_forest", lambda *a, **k: None)
+    monkeypatch.setattr(early_priveval, "fast_forest", lambda *a, **k: None)
+    slow = (forest_disclosure.forest_disclosure(real, syn, ["a", "c"], ["a", "b", "d"], seed=seed).table,
+            early_priveval.forest_key_accuracy(keys, sensitive, seed=seed))
+    pd.testing.assert_frame_equal(fast[0], slow[0], check_exact=True)
+    assert fast[1] == slow[1]

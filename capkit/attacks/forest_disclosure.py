@@ -29,6 +29,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.metrics import f1_score, precision_score, recall_score
 
+from capkit.attacks._forest import fit as fast_forest
 from capkit.distance.neighbours import joint_encode, legacy_state
 from capkit.errors import CapkitError
 
@@ -64,6 +65,13 @@ class ForestDisclosureResult:
                 out[score + " se"] = float(np.std(values, ddof=1) / np.sqrt(k))
         return out
 
+
+
+def _fitted(model, x: np.ndarray, y: np.ndarray):
+    """``model`` fitted on ``x``, ``y``: scikit-learn's trees through
+    :func:`capkit.attacks._forest.fit` (the same trees and predictions without the per-tree
+    overhead), or ``model.fit`` where that does not cover the model."""
+    return fast_forest(model, x, y) or model.fit(x, y)
 
 def _rescaled(encoded: list, numeric_count: int) -> list[np.ndarray]:
     """Features (cat codes then numerics) of each table, numerics rescaled over the stack."""
@@ -146,15 +154,15 @@ def forest_disclosure(
         t = columns.index(column)
         others = [k for k in range(len(columns)) if k != t]
         if column in cats:
-            model = RandomForestClassifier(n_estimators=n_estimators, random_state=state)
-            model.fit(x_syn[:, others], x_syn[:, t].astype(np.int64))
+            model = _fitted(RandomForestClassifier(n_estimators=n_estimators, random_state=state),
+                            x_syn[:, others], x_syn[:, t].astype(np.int64))
             truth = scored[:, t].astype(np.int64)
             predicted = model.predict(scored[:, others])
             correct = predicted == truth
             kind = "categorical"
         else:
-            model = RandomForestRegressor(n_estimators=n_estimators, random_state=state)
-            model.fit(x_syn[:, others], x_syn[:, t])
+            model = _fitted(RandomForestRegressor(n_estimators=n_estimators, random_state=state),
+                            x_syn[:, others], x_syn[:, t])
             guess = model.predict(scored[:, others])
             predicted = np.where(np.abs(guess - scored[:, t]) <= numeric_tolerance, 1, 0)
             truth = np.ones(len(scored), dtype=np.int64)

@@ -42,6 +42,7 @@ from scipy.special import ndtri
 from capkit.errors import CapkitError
 
 __all__ = [
+    "Z95",
     "AnonymeterResults",
     "AttackRisks",
     "ControlComparison",
@@ -50,6 +51,7 @@ __all__ = [
     "attack_risks",
     "compare_to_control",
     "newcombe",
+    "two_sided_z",
     "wilson",
 ]
 
@@ -60,7 +62,7 @@ BASELINE_WARNING = (
 )
 
 
-def _z(confidence: float) -> float:
+def two_sided_z(confidence: float) -> float:
     """Two-sided standard normal quantile of ``confidence``, which must lie in [0, 1).
 
     0 is allowed as in anonymeter (z = 0: zero-width intervals); 1 would give an infinite z
@@ -72,6 +74,15 @@ def _z(confidence: float) -> float:
         raise CapkitError(f"confidence must be a number in [0, 1) (0.95 for 95%), got "
                           f"{confidence!r}")
     return float(ndtri(0.5 * (1.0 + float(confidence))))  # scipy.stats.norm.ppf, bit for bit
+
+
+_z = two_sided_z  # the old private name, for code that imported it
+
+#: The standard normal quantile of every two-sided 95% interval, ``two_sided_z(0.95)``: scipy's
+#: ``ndtri(0.975)`` = 1.959963984540054, one ulp below the correctly rounded quantile
+#: (1.95996398454005423552...; ``statistics.NormalDist().inv_cdf(0.975)`` is three ulps below
+#: it). The same number as the intervals of :func:`compare_to_control` at 95%.
+Z95 = two_sided_z(0.95)
 
 
 def _check_counts(k: float, n: float, k_name: str, n_name: str) -> tuple[float, float]:
@@ -118,7 +129,7 @@ def wilson(k: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
         ``n <= 0``, ``k < 0``, ``k > n`` or a confidence outside [0, 1).
     """
     k, n = _check_counts(k, n, "k", "n")
-    z = _z(confidence)
+    z = two_sided_z(confidence)
     z_squared = z * z
     variance = k * (n - k) / n
     denominator = n + z_squared
@@ -269,7 +280,7 @@ def compare_to_control(k_members: float, n_members: float, k_control: float | No
     >>> round(c.risk, 4), round(c.advantage, 2)
     (0.2222, 0.2)
     """
-    _z(confidence)
+    two_sided_z(confidence)
     members, members_error = _rate(k_members, n_members, confidence, "k_members", "n_members")
     if k_control is None and n_control is None:
         return ControlComparison(members, None, None, None, None, confidence)
@@ -381,7 +392,7 @@ def anonymeter_results(n_attacks: int | tuple[int, int, int], n_success: float,
         n_main, n_base, n_ctrl = n_attacks
     else:
         n_main = n_base = n_ctrl = n_attacks
-    _z(confidence_level)
+    two_sided_z(confidence_level)
     _check_counts(n_success, n_main, "n_success", "n_attacks (main)")
     _check_counts(n_baseline, n_base, "n_baseline", "n_attacks (baseline)")
     attack = wilson(n_success, n_main, confidence_level)

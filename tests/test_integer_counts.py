@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from capkit.counts import integers, table
-from capkit.counts.integers import _joint
+from capkit.counts.integers import _codes_into, _joint
 from capkit.counts.tables import crosstab
 from capkit.errors import CapkitError
 
@@ -102,13 +102,43 @@ def test_two_grids_equal_the_general_path(monkeypatch):
         return pd.DataFrame({"a": rng.integers(-50, 250, n), "b": rng.integers(0, 200, n),
                              "t": rng.integers(5, 15, n)})
     original, synthetic, holdout = draw(400), draw(300), draw(100)
-    joined = []
-    with monkeypatch.context() as m:  # the two-grid path joins each frame's codes
-        m.setattr(integers, "_joint", lambda *a: joined.append(1) or _joint(*a))
+    coded = []
+    with monkeypatch.context() as m:  # the two-grid path codes the keys, then the target
+        m.setattr(integers, "_codes_into", lambda *a: coded.append(len(a[0])) or _codes_into(*a))
         integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
-    assert len(joined) == 2
+    assert coded == [2, 1]
     for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
         _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int64"])
+@pytest.mark.parametrize("shifted", [None, "cells", "keys"])
+def test_two_grids_frame_shifts_in_every_type(dtype, shifted, monkeypatch):
+    """The two-grid path shifts each frame's keys by f x key grid and cells by f x table: in
+    int32 while the shifted codes fit (INT32_SHIFTED), else int64 (the cells alone, or the
+    keys too), two or three frames, a target value unused: the general path's answers."""
+    rng = np.random.default_rng(len(dtype))
+    values = np.setdiff1d(np.arange(0, 200, 4), [8])  # 49 values over 197
+    def draw(n: int) -> pd.DataFrame:  # 100 x 10 keys, a target of 49 values spanning 197
+        return pd.DataFrame({"a": rng.integers(0, 100, n), "b": rng.integers(0, 10, n),
+                             "t": rng.choice(values, n)}).astype(dtype)
+    original, synthetic, holdout = draw(400), draw(300), draw(100)
+    k_cells = 100 * 10
+    with monkeypatch.context() as m:
+        if shifted == "cells":  # the keys' shifts fit, not the cells' (frames x 197 x keys)
+            m.setattr(integers, "INT32_SHIFTED", 3 * k_cells)
+        elif shifted == "keys":
+            m.setattr(integers, "INT32_SHIFTED", k_cells)
+        coded = []
+        m.setattr(integers, "_codes_into", lambda *a: coded.append(a[3][0].dtype) or
+                  _codes_into(*a))
+        for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
+            coded.clear()
+            _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))
+            wide = dtype == "int64" or shifted is not None
+            assert coded[0] == (np.int64 if dtype == "int64" or shifted == "keys"
+                                else np.int32)  # the keys' type
+            assert coded[1] == (np.int64 if wide else np.int32)  # the cells' type
 
 
 def test_record_cells_are_made_on_first_use(monkeypatch):
@@ -145,19 +175,25 @@ def test_codes_near_the_type_limits(dtype, base, monkeypatch):
         _same(*_both(monkeypatch, original, synthetic, keys, target))
 
 
-def test_wide_target_span_ranks_targets_first(monkeypatch):
+@pytest.mark.parametrize("keys_int64", [False, True])
+def test_wide_target_span_ranks_targets_first(monkeypatch, keys_int64):
     """A target of few values over a wide span (raw targets x keys far more cells than
-    records): its values are ranked before the records' cell codes are made."""
+    records): its values are ranked before the records' cell codes are made; with the keys'
+    frame shifts past INT32_SHIFTED too (int64 key codes, int32 cells)."""
+    if keys_int64:
+        monkeypatch.setattr(integers, "INT32_SHIFTED", 300 * 200)
     rng = np.random.default_rng(8)
-    def draw(n: int) -> pd.DataFrame:
+    def draw(n: int) -> pd.DataFrame:  # int32 columns: int32 codes unless shifted past
         return pd.DataFrame({"a": rng.integers(0, 300, n), "b": rng.integers(0, 200, n),
-                             "t": rng.choice([0, 7, 59_999], n)})
+                             "t": rng.choice([0, 7, 59_999], n)}).astype("int32")
     original, synthetic, holdout = draw(300), draw(250), draw(90)
     ranked = []
     with monkeypatch.context() as m:
-        m.setattr(integers, "_joint", lambda *a: ranked.append(a[2] is not None) or _joint(*a))
+        m.setattr(integers, "_joint", lambda *a: ranked.append((a[2] is not None, a[1].dtype))
+                  or _joint(*a))
         integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
-    assert ranked == [True, True]
+    key_type = np.int64 if keys_int64 else np.int32
+    assert ranked == [(True, key_type), (True, key_type)]
     for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
         _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t",
                      allow_disjoint_levels=True, **extra))

@@ -218,3 +218,85 @@ def test_a_run_during_which_the_code_changed_is_not_cached(tmp_path, executed, m
     runner.run(tmp_path)
     runner.run(tmp_path)
     assert executed == ["a", "b", "a", "b"]
+
+
+def test_the_kernel_is_killed_once_its_last_cell_has_answered(tmp_path):
+    """execute() stops the kernel at once after the last cell (no graceful shutdown, which
+    spends about half a CPU-second per notebook tearing down the kernel's imports): what the
+    cells wrote is there, an exit hook registered by a cell never runs."""
+    cell = nbformat.v4.new_code_cell(
+        "import atexit\nfrom pathlib import Path\n"
+        f"Path({str(tmp_path / 'cell.txt')!r}).write_text('written')\n"
+        f"atexit.register(Path({str(tmp_path / 'exit.txt')!r}).write_text, 'exited')")
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    outcome = schedule.execute(schedule.Task(
+        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
+        str(tmp_path / "n.kernel.log")))
+    assert outcome.ename is None, outcome.error
+    assert (tmp_path / "cell.txt").read_text() == "written"
+    assert not (tmp_path / "exit.txt").exists()
+
+
+def test_the_cpu_of_a_process_the_kernel_started_is_counted(tmp_path):
+    """A process a cell started and left running (as capkit's second process is) dies with the
+    kernel, unreaped by it: the CPU it used is still counted in the notebook's."""
+    flag = tmp_path / "burnt"
+    child = ("import time, pathlib\nwhile time.process_time() < 1.0: pass\n"
+             f"pathlib.Path({str(flag)!r}).write_text('1')\ntime.sleep(600)")
+    cell = nbformat.v4.new_code_cell(
+        "import subprocess, sys, time\nfrom pathlib import Path\n"
+        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        f"while not Path({str(flag)!r}).exists(): time.sleep(0.05)")
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    outcome = schedule.execute(schedule.Task(
+        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
+        str(tmp_path / "n.kernel.log")))
+    assert outcome.ename is None, outcome.error
+    assert outcome.cpu >= 1.0  # the child's own second, measured by its process_time
+
+
+def test_every_experiment_carries_its_expected_seconds():
+    """A fresh clone has no recorded times (build/ is not tracked): each experiment's
+    ``seconds`` hint is what orders the notebooks, so each one has it, and the longest
+    notebooks start first (none is left to the end in file order)."""
+    root = Path(__file__).resolve().parents[1]
+    experiments = runner.load_experiments(root)
+    missing = [e.name for e in experiments if e.seconds is None]
+    assert not missing, f"experiments without a seconds hint: {missing}"
+    expected = {e.name: e.seconds for e in experiments}
+    order = schedule.longest_first([e.name for e in experiments], expected)
+    assert [expected[n] for n in order] == sorted(expected.values(), reverse=True)
+
+
+def test_the_executed_notebook_is_written_at_the_start_and_the_end_only(tmp_path, monkeypatch):
+    """papermill's engine writes the whole notebook at each cell's start and end; capkit's
+    writes it when the run starts and ends, and a notebook that fails is still written with
+    its outputs and its error."""
+    import papermill.engines
+
+    writes: list[str] = []
+    real = papermill.engines.write_ipynb
+    monkeypatch.setattr(papermill.engines, "write_ipynb",
+                        lambda nb, path, **kw: (writes.append(path), real(nb, path, **kw)))
+    cells = [nbformat.v4.new_code_cell(f"print('cell {k}')") for k in range(3)]
+    cells.append(nbformat.v4.new_code_cell("raise ValueError('stop here')"))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    outcome = schedule.execute(schedule.Task(
+        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
+        str(tmp_path / "n.kernel.log")))
+    assert outcome.ename == "ValueError"
+    assert writes == [str(tmp_path / "out.ipynb")] * 2
+    written = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    texts = [o.get("text", "") for c in written.cells if c.cell_type == "code" for o in c.outputs]
+    assert [t for t in texts if t.startswith("cell")] == ["cell 0\n", "cell 1\n", "cell 2\n"]
+    assert any(o.get("ename") == "ValueError" for c in written.cells
+               if c.cell_type == "code" for o in c.outputs)

@@ -283,3 +283,65 @@ def test_utility_says_when_a_release_codes_a_column_differently(tmp_path: Path, 
         said = json.loads(result.stdout)["utility"]["releases"]
         assert any("coded differently" in w for w in said["1: off.csv"]["warnings"])
         assert not any("coded differently" in w for w in said["2: same.csv"]["warnings"])
+
+
+def test_map_reads_not_measured_as_the_report_does(family) -> None:  # noqa: ANN001
+    """A finding not measured (rule M1, or absent from a release) is neither flagged nor not
+    flagged, in the map as in the report's verdict lines (capkit.audit.verdicts.flag), and its
+    risk (understated or missing) neither puts the release on the Pareto front nor pushes
+    another off it. The code before counted it as flagged."""
+    from capkit.audit.verdicts import flag
+    from capkit.cli.utility import map_picture
+    from capkit.plots import utility_map
+    from capkit.report import Report
+    from capkit.report.utility import map_section
+
+    # DiSCO: copy 90 (disclosive), half 0.5 on a column coded differently (not measured, M1),
+    # independent 1 (not flagged); "copy again" lacks the finding (not measured, no risk)
+    risks = {"copy": (90.0, "disclosive"), "half": (0.5, "not measured"),
+             "independent": (1.0, "not flagged")}
+    findings = [_finding(n, "DiSCO", r, v) for n, (r, v) in risks.items()]
+    names = ["copy", "copy again", "half", "independent"]
+    table = release_map(family, findings, names, risk_measure="DiSCO")
+    assert table["verdict"].tolist() == ["disclosive", "not measured", "not measured",
+                                         "not flagged"]
+    # the report's rule: flagged only for disclosive or review; not measured is neither
+    assert [flag(v) for v in table["verdict"]] == ["flagged", "not measured", "not measured",
+                                                  "not flagged"]
+    assert table["flagged"].tolist() == [True, None, None, False]
+    useful = table["useful"].to_numpy(bool)
+    for name, state in (("copy", "flagged"), ("copy again", "not measured"),
+                        ("half", "not measured"), ("independent", "not flagged")):
+        words = f"{state}, {'useful' if useful[names.index(name)] else 'not useful'}"
+        assert table.loc[name, "region"] == ("not flagged and useful"
+                                             if words == "not flagged, useful" else words)
+    # the front of the measured releases (brute force over copy and independent): half's
+    # understated 0.5 must not push independent (risk 1) off it
+    assert not table.loc["half", "pareto"] and not table.loc["copy again", "pareto"]
+    r, u = table["risk"].to_numpy(), table["utility"].to_numpy()
+    measured = [0, 3]
+    brute = [j in measured and not any(
+        r[k] <= r[j] and u[k] <= u[j] and (r[k] < r[j] or u[k] < u[j]) for k in measured)
+        for j in range(len(r))]
+    assert table["pareto"].tolist() == brute and table.loc["independent", "pareto"]
+    # every output format says it
+    report = Report(title="t", command="c", versions={}, inputs=[],
+                    sections=[map_section(table, True)])
+    for fmt in ("text", "markdown", "html"):
+        page = render(report, fmt)
+        assert "NOT MEASURED (neither flagged nor not flagged, off the Pareto front): " \
+               "copy again, half" in html.unescape(page).replace("\\", "")
+        assert "not measured, " in page
+    doc = json.loads(render(report, "json"))
+    rows = dict(zip(doc["sections"][0]["tables"][0]["index"],
+                    doc["sections"][0]["tables"][0]["data"], strict=True))
+    assert rows["half"][6] == "not measured" and rows["half"][8].startswith("not measured")
+    # the figure: half a grey cross of its own, not a release nor on the front
+    fig = utility_map.risk_utility_map(table)
+    crosses = [c for c in fig.axes[0].collections if c.get_label() == "not measured"]
+    assert len(crosses) == 1
+    drawn = np.asarray(crosses[0].get_offsets().filled(np.nan), dtype=float)
+    drawn = drawn[np.isfinite(drawn).all(axis=1)]  # copy again has no risk: no point
+    assert drawn.tolist() == [[0.5, table.loc["half", "utility"]]]
+    assert "Grey cross: not measured" in map_picture(table).caption
+    assert "without a risk, not drawn: copy again" in map_picture(table).caption

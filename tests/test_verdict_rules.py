@@ -194,6 +194,35 @@ def test_precedence_m1_then_c0_then_own_rule(own, weak, coded, level, rule):
     assert verdict.level != "review" or rule != "M1"
 
 
+
+@pytest.mark.parametrize("order, level, rule", [
+    # the case: an attack weaker than its baseline on a column coded differently whose own
+    # rule says disclosive; each order of the rules gives the first applying rule's verdict
+    (("M1", "C0", "own rule"), "not measured", "M1"),  # C0 takes the finding away, M1 says so
+    (("C0", "M1", "own rule"), "not flagged", "C0"),
+    (("own rule", "M1", "C0"), "disclosive", "C1"),
+    (("M1", "own rule", "C0"), "disclosive", "C1"),    # disclosure found: M1 does not apply
+])
+def test_decide_follows_the_order_of_precedence(monkeypatch, order, level, rule):
+    """decide reads PRECEDENCE: another order of the rules gives another verdict."""
+    monkeypatch.setattr(v, "PRECEDENCE", order)
+    verdict = v.decide(OWN["disclosive"], "attack", weaker_than_baseline=True,
+                       coded_differently=True)
+    assert (verdict.level, verdict.rule) == (level, rule)
+    # a case where only C0 and the own rule apply: their order decides
+    verdict = v.decide(OWN["review"], "attack", weaker_than_baseline=True)
+    want = ("review", "C2") if order.index("own rule") < order.index("C0") else \
+        ("not flagged", "C0")
+    assert (verdict.level, verdict.rule) == want
+
+
+@pytest.mark.parametrize("order", [("M1", "C0"), ("M1", "C0", "own rule", "C0"),
+                                   ("M1", "C0", "C9")])
+def test_decide_refuses_a_precedence_without_every_rule(monkeypatch, order):
+    monkeypatch.setattr(v, "PRECEDENCE", order)
+    with pytest.raises(v.CapkitError, match="PRECEDENCE"):
+        v.decide(OWN["review"], "attack")
+
 @pytest.mark.parametrize("levels, most", [
     (["not measured"], "not measured"),
     (["not measured", "not flagged"], "not flagged"),
@@ -211,3 +240,15 @@ def test_worst(levels, most):
 
 def test_finite():
     assert v._finite(0.0) and v._finite(1) and not v._finite(None) and not v._finite(math.nan)
+
+
+@pytest.mark.parametrize("level, state", [("disclosive", "flagged"), ("review", "flagged"),
+                                          ("not flagged", "not flagged"),
+                                          ("not measured", "not measured")])
+def test_flag_not_measured_is_neither(level, state):
+    assert v.flag(level) == state and state in v.FLAG_STATES
+
+
+def test_flag_refuses_an_unknown_level():
+    with pytest.raises(v.CapkitError, match="verdict level"):
+        v.flag("flagged")

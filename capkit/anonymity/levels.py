@@ -46,6 +46,7 @@ from capkit.anonymity.classes import (
     class_sizes,
     group,
 )
+from capkit.counts.runs import concatenated_ranges
 from capkit.errors import CapkitError
 
 #: Relative distance of e**H from an integer l under which capkit counts H as ln l.
@@ -117,7 +118,7 @@ def _recursive_c(c: Cells, l_value: int, pycanon: bool) -> float:
     the class's value counts; with ``pycanon`` the counts sorted ascending, as pycanon does."""
     order = np.lexsort((c.count if pycanon else -c.count, c.cls))
     counts = c.count[order].astype(float)
-    rank = np.arange(len(counts)) - np.repeat(c.start, _class_runs(c))
+    rank = concatenated_ranges(_class_runs(c))  # each value's place in its class
     tail = np.add.reduceat(np.where(rank >= l_value - 1, counts, 0.0), c.start)
     first = counts[c.start]
     with np.errstate(divide="ignore"):

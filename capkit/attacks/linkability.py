@@ -49,6 +49,7 @@ from capkit.control import (
     attack_risks,
 )
 from capkit.counts.rows import unique_rows
+from capkit.counts.runs import concatenated_ranges
 from capkit.distance.mixed_knn import CELLS, encode, nearest
 from capkit.errors import CapkitError
 
@@ -305,8 +306,7 @@ def _meet(band_a: _Band, band_b: _Band, ja: np.ndarray, jb: np.ndarray) -> np.nd
         for lo, hi in zip(bounds, [*bounds[1:], len(ids)], strict=True):
             part, r = ids[lo:hi], reps[lo:hi]
             pair = np.repeat(np.arange(len(r)), r)
-            offset = np.arange(len(pair)) - np.repeat(np.cumsum(r) - r, r)
-            position = walk.starts[q_walk[part]][pair] + offset
+            position = concatenated_ranges(r, walk.starts[q_walk[part]])
             key = (q_other[part][pair] * other.n_candidates
                    + walk.keys[position] % walk.n_candidates)
             found_at = np.minimum(np.searchsorted(other.keys, key), len(other.keys) - 1)

@@ -54,7 +54,8 @@ import pandas as pd
 
 from capkit import utility
 from capkit.audit.findings import Finding
-from capkit.audit.verdicts import LEVELS
+from capkit.audit.verdicts import LEVELS, NOT_MEASURED, flag
+from capkit.control import Z95
 from capkit.data.coding import mismatches
 from capkit.errors import CapkitError
 from capkit.sdnist.kmarginal import kmarginal
@@ -74,8 +75,6 @@ NPERMS = 20
 #: Bootstrap replicates of the k-marginal score for its standard error.
 KMARGINAL_REPLICATES = 20
 
-#: The normal quantile of the map's 95% intervals.
-Z95 = 1.959963984540054
 
 
 def reading(s_pmse: float) -> str:
@@ -345,7 +344,7 @@ def risk_axis(findings: Sequence[Finding], syntheses: Sequence[str], measure: st
             high = np.nan if f.risk_high is None else float(f.risk_high)
             risk[name], verdict[name] = (float(f.risk), low, high), f.verdict
         else:
-            risk[name], verdict[name] = (np.nan, np.nan, np.nan), "not measured"
+            risk[name], verdict[name] = (np.nan, np.nan, np.nan), NOT_MEASURED
     return label, risk, verdict
 
 
@@ -356,8 +355,12 @@ def release_map(family: UtilityFamily, findings: Sequence[Finding], syntheses: S
     95% interval of :meth:`SynthesisUtility.interval` (S_pMSE: the mean two-way S_pMSE;
     "S_pMSE (CART)": the propensity S_pMSE from the permutation null; both useful below 10;
     k-marginal: SDNist's score, no threshold, so no release is called useful or not).
-    ``flagged``: that finding's verdict in the release is not "not flagged"; the region
-    follows (``verdict`` column: the verdict itself)."""
+    ``flagged``: whether that finding's verdict in the release flags it, by the report's rule
+    (:func:`capkit.audit.verdicts.flag`: True for disclosive or review, False for not flagged,
+    None where it is not measured); the region follows ("flagged", "not flagged" or "not
+    measured", then useful or not; ``verdict`` column: the verdict itself). A release whose
+    finding is not measured is left off the Pareto front and does not push others off it: its
+    risk (understated, or missing) cannot show it safer than another."""
     if axis not in UTILITY_AXES:
         raise CapkitError(f"the map's utility axis must be one of {UTILITY_AXES}, got {axis!r}")
     label, risk, verdict = risk_axis(findings, syntheses, risk_measure)
@@ -374,10 +377,15 @@ def release_map(family: UtilityFamily, findings: Sequence[Finding], syntheses: S
                                        utility_name=named_as[axis],
                                        higher_utility_is_better=higher,
                                        **({"utility_limit": None} if higher else {}))
-    flagged = np.array([verdict[n] not in ("not flagged",) for n in names])
-    table["flagged"] = flagged
+    words = np.array([flag(verdict[n]) for n in names])
+    measured = words != NOT_MEASURED
+    if not measured.all():  # the front of the measured releases only
+        badness = table["utility"].to_numpy(float)
+        table["pareto"] = utility.pareto_front(
+            np.where(measured, table["risk"].to_numpy(float), np.nan),
+            -badness if higher else badness)
+    table["flagged"] = [None if w == NOT_MEASURED else bool(w == "flagged") for w in words]
     table["verdict"] = [verdict[n] for n in names]
-    words = np.where(flagged, "flagged", "not flagged")
     if not higher:
         useful = table["useful"].to_numpy(bool)
         region = np.char.add(words, np.where(useful, ", useful", ", not useful"))

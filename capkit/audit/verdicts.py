@@ -70,9 +70,11 @@ decides, for every measure and every command:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from capkit.control import ControlComparison
+from capkit.errors import CapkitError
 
 #: The verdict of a finding that could not be measured (rule M1), the last of :data:`LEVELS`.
 NOT_MEASURED = "not measured"
@@ -83,8 +85,8 @@ LEVELS = ("disclosive", "review", "not flagged", NOT_MEASURED)
 #: The levels that flag a finding (what a custodian must act on or look at).
 FLAGGED = ("disclosive", "review")
 
-#: The order in which the rules decide a verdict, the first that applies winning
-#: (:func:`decide`): M1 over C0 over the measure's own rule.
+#: The order in which the rules decide a verdict, the first that applies winning: M1 over C0
+#: over the measure's own rule. :func:`decide` applies the rules in the order read from here.
 PRECEDENCE = ("M1", "C0", "own rule")
 
 #: The risk's lower bound a disclosive finding needs (rule C1), and the lower bound against a
@@ -237,10 +239,39 @@ def coding_differs(family: str) -> Verdict:
                    "column out of the keys and targets")
 
 
+def _m1(own: Verdict, family: str, weaker: bool, coded: bool, rest: Callable[[], Verdict]
+        ) -> Verdict | None:
+    """Rule M1 applies when the rules after it find no evidence (their verdict is not in
+    :data:`FLAGGED`) on a column coded differently."""
+    if not coded:
+        return None
+    return coding_differs(family) if rest().level not in FLAGGED else None
+
+
+def _c0(own: Verdict, family: str, weaker: bool, coded: bool, rest: Callable[[], Verdict]
+        ) -> Verdict | None:
+    """Rule C0 applies when the members' rate is at most the no-information baseline's."""
+    return no_better_than_baseline(family) if weaker else None
+
+
+def _own(own: Verdict, family: str, weaker: bool, coded: bool, rest: Callable[[], Verdict]
+         ) -> Verdict | None:
+    """The measure's own rule always applies."""
+    return own
+
+
+#: Each name of :data:`PRECEDENCE` and the rule it stands for: given the measure's own verdict,
+#: the family, the two conditions and the verdict of the rules after it, the rule's verdict or
+#: None when it does not apply.
+_RULES_IN_ORDER = {"M1": _m1, "C0": _c0, "own rule": _own}
+
+
 def decide(own: Verdict, family: str, *, weaker_than_baseline: bool = False,
            coded_differently: bool = False) -> Verdict:
-    """The verdict of a finding by the rules in their order (:data:`PRECEDENCE`): M1, then C0,
-    then the measure's own rule ``own`` (C1-C3, D1-D3, B1/B2/B4, K1/K2 or N0).
+    """The verdict of a finding by the rules in the order :data:`PRECEDENCE` gives (M1, then
+    C0, then the measure's own rule ``own``: C1-C3, D1-D3, B1/B2/B4, K1/K2 or N0), the first
+    that applies deciding. The rules are applied in the order read from :data:`PRECEDENCE` at
+    each call, so the constant is the order the code follows.
 
     Parameters
     ----------
@@ -253,10 +284,38 @@ def decide(own: Verdict, family: str, *, weaker_than_baseline: bool = False,
     coded_differently
         A column the measure matches exactly is coded differently in the synthesis (rule M1).
     """
-    judged = no_better_than_baseline(family) if weaker_than_baseline else own
-    if coded_differently and judged.level not in FLAGGED:
-        return coding_differs(family)
-    return judged
+    order = tuple(PRECEDENCE)
+    if sorted(order) != sorted(_RULES_IN_ORDER) or "own rule" not in order:
+        raise CapkitError(f"PRECEDENCE must order the rules {sorted(_RULES_IN_ORDER)} once "
+                          f"each, got {order!r}")
+
+    def apply(at: int) -> Verdict:
+        if at == len(order):  # unreachable: the measure's own rule always applies
+            return own
+        rule = _RULES_IN_ORDER[order[at]]
+        judged = rule(own, family, weaker_than_baseline, coded_differently,
+                      lambda: apply(at + 1))
+        return apply(at + 1) if judged is None else judged
+
+    return apply(0)
+
+
+#: What a verdict says of its finding when findings are counted or releases compared: one of
+#: these (:func:`flag`).
+FLAG_STATES = ("flagged", "not flagged", NOT_MEASURED)
+
+
+def flag(level: str) -> str:
+    """Whether a finding of verdict ``level`` is flagged: ``"flagged"`` for a level of
+    :data:`FLAGGED` (disclosive, review), ``"not measured"`` for :data:`NOT_MEASURED` (rule M1,
+    or a finding a release lacks), else ``"not flagged"``. A finding not measured is neither
+    flagged nor not flagged: a release must not look riskier, or safer, because a measure could
+    not be made. The one rule for the report's verdict lines and the risk-utility map."""
+    if level not in LEVELS:
+        raise CapkitError(f"verdict level must be one of {LEVELS}, got {level!r}")
+    if level in FLAGGED:
+        return "flagged"
+    return NOT_MEASURED if level == NOT_MEASURED else "not flagged"
 
 
 def not_judged(family: str) -> Verdict:
@@ -272,7 +331,8 @@ def worst(levels: list[str]) -> str:
 
 
 __all__ = ["ACTIONS", "ADVANTAGE_DISCLOSIVE", "ADVANTAGE_REVIEW", "DISCO_REVIEW", "FLAGGED",
-           "LEVELS", "NOT_MEASURED", "PRECEDENCE", "RISK_DISCLOSIVE", "RISK_REVIEW", "RULES",
+           "FLAG_STATES", "LEVELS", "NOT_MEASURED", "PRECEDENCE", "RISK_DISCLOSIVE",
+           "RISK_REVIEW", "RULES",
            "Verdict", "against_baseline", "against_control", "against_duplicates", "checks",
-           "coding_differs", "decide",
+           "coding_differs", "decide", "flag",
            "disco_without_control", "no_better_than_baseline", "not_judged", "worst"]

@@ -47,6 +47,13 @@ def map_picture(table: pd.DataFrame) -> Picture:
     region = ("" if table.attrs.get("axis") == "k-marginal" else
               " Shaded: useful (S_pMSE below 10); ringed: the releases in it that their "
               "verdict does not flag.")
+    unmeasured = table["verdict"] == "not measured"
+    if unmeasured.any():
+        missing = [str(n) for n in table.index[unmeasured.to_numpy(bool)
+                                               & table["risk"].isna().to_numpy(bool)]]
+        region += (" Grey cross: not measured there (neither flagged nor not flagged, off the "
+                   "Pareto front)" + (f"; without a risk, not drawn: {', '.join(missing)}"
+                                      if missing else "") + ".")
     return Picture(f"Risk-utility map: the risk of {table.attrs.get('risk_measure')} (x) "
                    f"against {table.attrs.get('utility_name')} (y, better upwards), each with "
                    "its 95% interval; red: the Pareto front." + region +

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from capkit.counts.runs import concatenated_ranges
 from capkit.distance._brute import _level_table
 
 #: The share of all record pairs beyond which the search by level gives up for the brute force.
@@ -55,15 +56,6 @@ def usable(num_s: np.ndarray, num_r: np.ndarray, w_cat: np.ndarray) -> bool:
     """Whether :func:`bylevel_k` may answer: every weight > 0 and finite, no infinite value."""
     return bool(np.all(w_cat > 0) and np.isfinite(w_cat).all()
                 and not (np.isinf(num_s).any() or np.isinf(num_r).any()))
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(starts[i], starts[i] + lengths[i])`` over i."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
 
 
 def _combinations(cat_s: np.ndarray, cat_r: np.ndarray) -> tuple[np.ndarray, np.ndarray,
@@ -203,7 +195,7 @@ def _visit(scan: _Scan, pair_q: np.ndarray, pair_h: np.ndarray, level: np.ndarra
     per = np.bincount(pair_q, minlength=len(scan.r_count))
     first = np.concatenate([[0], np.cumsum(per)[:-1]])
     g = scan.g_s[active]
-    j = _ranges(first[g], per[g])  # the (query, combination pair) pairs
+    j = concatenated_ranges(per[g], first[g])  # the (query, combination pair) pairs
     s = np.repeat(active, per[g])
     h = pair_h[j]
     lo = scan.r_start[h]
@@ -226,7 +218,7 @@ def _visit(scan: _Scan, pair_q: np.ndarray, pair_h: np.ndarray, level: np.ndarra
                 np.searchsorted(scan.key_r, base + high, side="left") - first_in, 0)
     if counts.sum() > budget:
         return None
-    where = _ranges(lo, counts)
+    where = concatenated_ranges(counts, lo)
     if len(where) == 0:
         return 0
     queries = np.repeat(s, counts)

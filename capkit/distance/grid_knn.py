@@ -33,6 +33,7 @@ import numpy as np
 from scipy import sparse
 
 from capkit.counts.rows import unique_rows
+from capkit.counts.runs import concatenated_ranges
 from capkit.distance.mixed_knn import CELLS, Neighbors
 from capkit.distance.neighbours import one_thread
 from capkit.errors import CapkitError
@@ -84,9 +85,7 @@ def _expand(pair_row: np.ndarray, pair_point: np.ndarray, length: np.ndarray,
             start: np.ndarray, by_point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The first ``length`` training positions of each (query, point) pair, pair by pair:
     (query of each position, position)."""
-    total = int(length.sum())
-    offset = np.arange(total) - np.repeat(np.cumsum(length) - length, length)
-    return np.repeat(pair_row, length), by_point[np.repeat(start[pair_point], length) + offset]
+    return np.repeat(pair_row, length), by_point[concatenated_ranges(length, start[pair_point])]
 
 
 def _select_pairs(r: np.ndarray, u: np.ndarray, d: np.ndarray, n: int, k: int,

@@ -49,6 +49,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from capkit.counts.rows import unique_rows
+from capkit.counts.runs import concatenated_ranges
 from capkit.data.labels import is_numeric
 from capkit.distance import _mixed_kernel, squared
 from capkit.errors import CapkitError
@@ -412,8 +413,7 @@ def _same_values(groups_q: np.ndarray, order_c: np.ndarray, starts: np.ndarray, 
     out.n_at_kth[rows] = length
     out.n_at_min[rows] = length
     if on_band is not None and len(rows):
-        offset = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
-        on_band(np.repeat(rows, length), order_c[np.repeat(first, length) + offset],
+        on_band(np.repeat(rows, length), order_c[concatenated_ranges(length, first)],
                 np.ones(int(length.sum()), dtype=bool))
     return np.flatnonzero(~own)
 

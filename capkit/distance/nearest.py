@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from capkit.counts.encode import combine_codes
+from capkit.counts.runs import concatenated_ranges
 from capkit.distance import _brute
 from capkit.distance._brute import _pattern_values
 
@@ -87,8 +88,7 @@ def _scan_pairs(
     row_pairs = np.append(first, len(gi)).astype(np.int64)
     a_start = np.concatenate([[0], np.cumsum(a_count)[:-1]])
     per_row = a_count[rows]
-    queries = act[np.repeat(a_start[rows] - np.cumsum(per_row) + per_row, per_row)
-                  + np.arange(int(per_row.sum()))]
+    queries = act[concatenated_ranges(per_row, a_start[rows])]
     query_row = np.repeat(np.arange(len(rows), dtype=np.int64), per_row)
     # reference records per query, to cut the queries into blocks of about pair_batch pairs
     row_refs = np.add.reduceat(r_count[hj], first)

@@ -11,6 +11,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from capkit.audit.verdicts import NOT_MEASURED
+from capkit.plots.custodian import MARKERS, VERDICT_COLOURS
+
 #: The shade of the "not flagged and useful" region, and of its points.
 REGION_COLOUR = "#55a868"
 
@@ -29,7 +32,9 @@ def risk_utility_map(table: pd.DataFrame, title: str = "") -> Figure:
     and a utility limit, the rectangle left of the one and on the useful side of the other;
     when the releases are flagged one by one (a ``flagged`` column and no risk limit, as the
     report's verdicts decide it), flagging is no line on the risk axis, so the useful band is
-    shaded and the releases in the region drawn in its colour.
+    shaded and the releases in the region drawn in its colour. A release whose ``verdict`` is
+    "not measured" is drawn apart (a grey cross, "not measured"): neither flagged nor not
+    flagged (:func:`capkit.audit.verdicts.flag`); one without a risk has no point.
     """
     attrs = table.attrs
     better_up = bool(attrs.get("higher_utility_is_better", False))
@@ -41,8 +46,14 @@ def risk_utility_map(table: pd.DataFrame, title: str = "") -> Figure:
     on = table["pareto"].to_numpy(bool)
     good = (table["region"] == "not flagged and useful").to_numpy(bool) \
         if "region" in table.columns else np.zeros(len(table), dtype=bool)
-    ax.scatter(x[~on], y[~on], c="#4c72b0", s=36, zorder=2, label="release")
+    unmeasured = (table["verdict"] == NOT_MEASURED).to_numpy(bool) \
+        if "verdict" in table.columns else np.zeros(len(table), dtype=bool)
+    plain = ~on & ~unmeasured
+    ax.scatter(x[plain], y[plain], c="#4c72b0", s=36, zorder=2, label="release")
     ax.scatter(x[on], y[on], c="#c44e52", s=48, zorder=3, label="Pareto front")
+    if unmeasured.any():
+        ax.scatter(x[unmeasured], y[unmeasured], c=VERDICT_COLOURS[NOT_MEASURED],
+                   marker=MARKERS[NOT_MEASURED], s=48, zorder=3, label=NOT_MEASURED)
     order = np.argsort(x[on], kind="stable")
     ax.plot(x[on][order], y[on][order], c="#c44e52", lw=1, zorder=2)
     for name, xi, yi in zip(table.index, x, y, strict=True):

@@ -17,7 +17,7 @@ from capkit.audit.compare import DIGITS
 from capkit.audit.exposure import WORST_SHOWN
 from capkit.audit.findings import message
 from capkit.audit.findings import severity as finding_severity
-from capkit.audit.verdicts import FLAGGED, NOT_MEASURED, worst
+from capkit.audit.verdicts import NOT_MEASURED, flag, worst
 from capkit.report.model import Picture, Report, Section, Table
 from capkit.report.utility import map_entries, map_section, utility_sections
 
@@ -53,10 +53,10 @@ def _findings_table(audit: Audit, name: str) -> Table:
 
 def _synthesis_section(audit: Audit, name: str) -> Section:
     mine = [f for f in audit.findings if f.synthesis == name]
-    flagged = [f for f in mine if f.verdict in FLAGGED and f.family != "checks"]
+    flagged = [f for f in mine if flag(f.verdict) == "flagged" and f.family != "checks"]
     flagged.sort(key=lambda f: f.verdict != "disclosive")
-    checks = [f for f in mine if f.family == "checks" and f.verdict in FLAGGED]
-    unmeasured = [f for f in mine if f.verdict == NOT_MEASURED]
+    checks = [f for f in mine if f.family == "checks" and flag(f.verdict) == "flagged"]
+    unmeasured = [f for f in mine if flag(f.verdict) == NOT_MEASURED]
     items = [message(f) for f in flagged]
     if checks:
         items.append("synthpop's 1-way / 2-way checks flag entries for "
@@ -107,7 +107,7 @@ def _verdict_section(audit: Audit) -> Section:
                      + (f", {unmeasured} NOT MEASURED (coded differently)" if unmeasured
                         else "") + f"; worst: {highest}"
                      + (" among the measured findings only" if unmeasured
-                        and highest not in FLAGGED else "")
+                        and flag(highest) != "flagged" else "")
                      + (f"; not measured: {', '.join(failed)}" if failed else ""))
     paragraphs = ([f"WARNING: {w}." for w in audit.warnings] + [_INTRO]
                   + ([_NO_HOLDOUT.format(what="No holdout was given" if not audit.warnings else

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from capkit.audit.utility_family import KMARGINAL_REPLICATES, UtilityFamily, reading
+from capkit.audit.verdicts import NOT_MEASURED
 from capkit.report.model import Section, Table
 
 _INTRO = (
@@ -36,9 +37,11 @@ _SE = ("Standard errors: of the two-way mean, the standard deviation over the ta
 _MAP = (
     "Duncan, Keller-McNulty & Stokes's risk-utility map: each release's risk on one finding "
     "of this report ({risk}; {why}) against its utility ({utility}). A release is flagged "
-    "when that finding's verdict is not 'not flagged'; {useful} The Pareto front holds the "
-    "releases no other release beats on both risk and utility: choose among them, in the "
-    "region 'not flagged and useful' when one is there.")
+    "when that finding's verdict flags it (disclosive or review), as the verdicts above count "
+    "it; where the finding is not measured the release is neither flagged nor not flagged and "
+    "is left off the Pareto front. {useful} The Pareto front holds the measured releases no "
+    "other release beats on both risk and utility: choose among them, in the region 'not "
+    "flagged and useful' when one is there.")
 
 
 def utility_sections(family: UtilityFamily) -> list[Section]:
@@ -106,6 +109,11 @@ def map_section(table: pd.DataFrame, chosen_by_user: bool) -> Section:
     if axis != "k-marginal":
         items.append("not flagged and useful: " + (", ".join(good) if good else
                                                    "no release (none is both)"))
+    unmeasured = [str(n) for n in table.index[(table["verdict"] == NOT_MEASURED)
+                                              .to_numpy(bool)]]
+    if unmeasured:
+        items.append("NOT MEASURED (neither flagged nor not flagged, off the Pareto front): "
+                     + ", ".join(unmeasured))
     return Section(
         "Risk against utility",
         paragraphs=[_MAP.format(risk=table.attrs.get("risk_measure", "risk"), why=why,

@@ -145,13 +145,6 @@ def prepare(original: pd.DataFrame, frames: list[pd.DataFrame], names: list[str]
     return data, syns, excluded
 
 
-def _null_deviance(t: np.ndarray) -> float:
-    """Deviance of the intercept-only logit: ``-2 sum(t log c + (1 - t) log(1 - c))``."""
-    c = float(np.mean(t))
-    n1 = float(np.sum(t))
-    return -2.0 * (n1 * np.log(c) + (len(t) - n1) * np.log(1.0 - c))
-
-
 def _levels_for_count(frame: pd.DataFrame) -> list[int]:
     return [len(frame[c].cat.categories) if isinstance(frame[c].dtype, pd.CategoricalDtype)
             else 0 for c in frame.columns]
@@ -301,10 +294,10 @@ def gen(synthetic: Any, original: pd.DataFrame, *, method: str = "cart", maxorde
         scores.append(run["score"])
         fits.append(run["fit"])
         separated.append(bool(np.max(np.abs(run["score"] - run["t"])) < 1e-6))
-        if method == "logit" and run["fit"]["deviance"] > _null_deviance(run["t"]):
+        if method == "logit" and glm.above_null(run["fit"]["deviance"], run["t"]):
             warnings.append(f"synthesis {j + 1}: the logit fit's deviance "
                             f"({run['fit']['deviance']:.6g}) is above the null deviance "
-                            f"({_null_deviance(run['t']):.6g}): the IRLS iterations left the "
+                            f"({glm.null_deviance(run['t']):.6g}): the IRLS iterations left the "
                             "maximum likelihood (R's glm does so on some large models; "
                             "compat='synthpop' reproduces it) and the scores mean little")
         if method == "logit" and resamp_method in (None, "none"):

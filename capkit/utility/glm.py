@@ -123,7 +123,29 @@ def _deviance(y: np.ndarray, mu: np.ndarray) -> float:
     return float(np.sum(np.where(y > 0, -2.0 * np.log(mu), -2.0 * np.log(1.0 - mu))))
 
 
-def fit_logit(X: np.ndarray, y: np.ndarray, maxit: int = 200, epsilon: float = 1e-8
+#: The relative change of the deviance at which the IRLS iterations stop (R's
+#: ``glm.control(epsilon = 1e-8)``): a fit's deviance is known to this relative precision.
+EPSILON = 1e-8
+
+
+def null_deviance(y: np.ndarray) -> float:
+    """The deviance of the intercept-only logit, as R's ``glm.fit`` computes ``null.deviance``:
+    the deviance of the constant fit ``mu = mean(y)`` (the same function as every fit's)."""
+    y = np.asarray(y, dtype=float)
+    return _deviance(y, np.full(len(y), np.mean(y)))
+
+
+def above_null(deviance: float, y: np.ndarray, epsilon: float = EPSILON) -> bool:
+    """Whether a fit's ``deviance`` is above the null deviance of ``y`` by more than the IRLS
+    tolerance ``epsilon`` (relative, as the iterations' stopping rule reads it:
+    ``(deviance - null) / (|null| + 0.1) > epsilon``). A maximum likelihood fit with an
+    intercept is never above the null deviance; one whose predictors tell nothing (a synthesis
+    that copies the original) equals it in exact arithmetic and differs by rounding only."""
+    null = null_deviance(y)
+    return (deviance - null) / (abs(null) + 0.1) > epsilon
+
+
+def fit_logit(X: np.ndarray, y: np.ndarray, maxit: int = 200, epsilon: float = EPSILON
               ) -> dict:
     """R's ``glm.fit`` for a binomial logit with unit weights.
 

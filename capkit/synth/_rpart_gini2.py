@@ -19,6 +19,10 @@ What makes the result the same to the bit:
   that is ``p_1`` of each side exactly;
 * the factors' node sums (:func:`node_sums2`) add the priors in the same data order; only the
   whole-number counts are kept another way;
+* where both priors are 1 (rpart's altered priors of 2 classes are 1 whenever the class shares
+  c / n and (n - c) / n add up to 1 exactly, as they do for every n below 400 and for a
+  synthesis as large as its original; ``gini_cont2`` takes any priors), every sum of
+  priors is a whole number, exact in any order, and is kept as an integer count;
 * the screen (:func:`_surely_not_below2`) only skips candidates whose exact sum is >= the best,
   which the strict ``t < best`` of the search would not take either.
 
@@ -61,11 +65,65 @@ def _surely_not_below2(a0, a1, l0, l1, r0, r1, lwt, rwt, best):
 
 
 @njit(cache=True)
+def _gini_cont2_unit(k, xt, yt, edge, out_split):
+    """:func:`gini_cont2` when both priors are 1 (rpart's altered priors of 2 classes whose
+    shares c / n add up to 1 exactly, e.g. a synthesis as large as the original): every sum of
+    priors is then a whole number below 2^53, exact in any order, so ``lwt`` and ``rwt`` are the
+    records on each side and are kept as integers; the rest is :func:`gini_cont2`'s."""
+    k1 = 0
+    for i in range(k):
+        k1 += int(yt[i])
+    rwt = float(k)
+    r1 = float(k1)
+    r0 = float(k - k1)
+    p = 1.0 * r0 / rwt
+    total = rwt * (p * (1.0 - p))
+    p = 1.0 * r1 / rwt
+    total += rwt * (p * (1.0 - p))
+    best = total
+    l1i = 0
+    ltot = 0
+    where = 0
+    direction = LEFT
+    i = 0
+    while k - ltot > edge:
+        l1i += int(yt[i])
+        ltot += 1
+        if ltot >= edge and xt[i + 1] != xt[i]:
+            lwt = float(ltot)
+            rwt = float(k - ltot)
+            l1 = float(l1i)
+            l0 = lwt - l1
+            rr1 = float(k1 - l1i)
+            r0 = rwt - rr1
+            if not _surely_not_below2(1.0, 1.0, l0, l1, r0, rr1, lwt, rwt, best):
+                pl0 = 1.0 * l0 / lwt
+                t = lwt * (pl0 * (1.0 - pl0))
+                pr0 = 1.0 * r0 / rwt
+                t += rwt * (pr0 * (1.0 - pr0))
+                pl1 = 1.0 * l1 / lwt
+                t += lwt * (pl1 * (1.0 - pl1))
+                pr1 = 1.0 * rr1 / rwt
+                t += rwt * (pr1 * (1.0 - pr1))
+                if t < best:
+                    best = t
+                    where = i
+                    direction = LEFT if pl1 < pr1 else RIGHT
+        i += 1
+    improve = total - best
+    if improve > 0:
+        out_split[0] = (xt[where] + xt[where + 1]) / 2
+    return improve, direction
+
+
+@njit(cache=True)
 def gini_cont2(k, xt, yt, aprior, edge, out_split):
     """:func:`capkit.synth._rpart_split.gini_cont` for ``C = 2`` (class codes 0 and 1 in
     ``yt``), to the bit: returns (improve, direction) and sets ``out_split[0]``."""
     a0 = aprior[0]
     a1 = aprior[1]
+    if a0 == 1.0 and a1 == 1.0:
+        return _gini_cont2_unit(k, xt, yt, edge, out_split)
     # the node's total, as _gini_total sums it
     rwt = 0.0
     r1 = 0.0
@@ -128,13 +186,23 @@ def node_sums2(n1, n2, cidx, cy, xc, aprior, left, right0, s_awt, s_cnt, s_ccnt,
     below 2^32 records). Returns the node's (total, rwt) of ``_gini_total``, summed in the same
     order, and sets ``left`` to 0 and ``right0`` to the node's class counts."""
     nf, maxcat = s_awt.shape
+    unit = aprior[0] == 1.0 and aprior[1] == 1.0  # then every s_awt is its level's records
     for f in range(nf):
         for c in range(maxcat):
             s_awt[f, c] = 0.0
             packed[f, c] = 0
     rwt = 0.0
     k1 = 0
-    for jj in range(n1, n2):
+    if unit:
+        for jj in range(n1, n2):
+            r = cidx[jj]
+            j = int(cy[jj])
+            k1 += j
+            inc = 1 + (j << 32)
+            for f in range(nf):
+                packed[f, xc[r, f]] += inc
+        rwt = float(n2 - n1)
+    for jj in range(n1, n2 if not unit else n1):
         r = cidx[jj]
         j = int(cy[jj])
         a = aprior[j]
@@ -150,6 +218,8 @@ def node_sums2(n1, n2, cidx, cy, xc, aprior, left, right0, s_awt, s_cnt, s_ccnt,
             m = packed[f, c] & 0xFFFFFFFF
             m1 = packed[f, c] >> 32
             s_cnt[f, c] = m
+            if unit:
+                s_awt[f, c] = float(m)
             s_ccnt[f, 0, c] = float(m - m1)
             s_ccnt[f, 1, c] = float(m1)
     r0 = float((n2 - n1) - k1)

@@ -220,7 +220,9 @@ def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, 
             n2 = r2[me]
             if num[me] > 1:
                 nobs[me] = n2 - n1
-                order = sidx[slot[0]] if slot[0] >= 0 else cidx
+                # class counts are whole numbers, the same in any order: read them in the
+                # data order (near-sequential); anova's sums keep rpart's order
+                order = sidx[slot[0]] if slot[0] >= 0 and not classification else cidx
                 risk[me] = _eval(n1, n2, order, y, classification, C, counts[me])
                 t = risk[me]
                 if t > cplx[me]:

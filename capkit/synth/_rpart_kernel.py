@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from capkit.synth._rpart_gini2 import gini_cont2, node_sums2
 from capkit.synth._rpart_order import node_sums, partition, root_orders, rpart_order
 from capkit.synth._rpart_split import (
     HEURISTIC_CLASSES,
@@ -191,6 +192,7 @@ def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, 
     s_awt = np.zeros((ncatv, maxcat))
     s_cnt = np.zeros((ncatv, maxcat), dtype=np.int64)
     s_ccnt = np.zeros((ncatv, Cc, maxcat))
+    packed = np.zeros((ncatv, maxcat), dtype=np.int64)
     right0 = np.zeros(Cc)
     left = np.zeros(Cc)
     right = np.zeros(Cc)
@@ -218,7 +220,9 @@ def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, 
             n2 = r2[me]
             if num[me] > 1:
                 nobs[me] = n2 - n1
-                order = sidx[slot[0]] if slot[0] >= 0 else cidx
+                # class counts are whole numbers, the same in any order: read them in the
+                # data order (near-sequential); anova's sums keep rpart's order
+                order = sidx[slot[0]] if slot[0] >= 0 and not classification else cidx
                 risk[me] = _eval(n1, n2, order, y, classification, C, counts[me])
                 t = risk[me]
                 if t > cplx[me]:
@@ -237,7 +241,10 @@ def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, 
             bimp = 0.0
             bvar = -1
             bsp = np.nan
-            if classification and ncatv > 0:  # every factor's sums in one pass, data order
+            if classification and ncatv > 0 and C == 2:
+                tot0, rwt0 = node_sums2(n1, n2, cidx, cy, xc, aprior, left, right0, s_awt,
+                                        s_cnt, s_ccnt, packed)
+            elif classification and ncatv > 0:  # every factor's sums in one pass, data order
                 tot0, rwt0 = node_sums(n1, n2, cidx, cy, xc, aprior, C, left, right0, s_awt,
                                         s_cnt, s_ccnt)
             for i in range(p):
@@ -252,7 +259,10 @@ def grow_sorted(X, ncat, y, classification, C, aprior, minsplit, minbucket, cp, 
                         xt[jj - n1] = X[i, cidx[jj]]
                 direction = LEFT
                 if classification:
-                    if nc == 0:
+                    if nc == 0 and C == 2:
+                        imp, direction = gini_cont2(k, sx[q, n1:n2], sy[q, n1:n2], aprior,
+                                                    minbucket, sp)
+                    elif nc == 0:
                         imp, direction = gini_cont(k, sx[q, n1:n2], sy[q, n1:n2], C, aprior,
                                                     minbucket, left, right, sp)
                     else:

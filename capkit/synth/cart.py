@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from capkit.counts.runs import concatenated_ranges
 from capkit.errors import CapkitError
 from capkit.synth import _rpart_kernel
 
@@ -246,7 +247,7 @@ def fit_many(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, ys: list[np.nda
         leaf_row = np.empty(n, dtype=np.int64)
         leaves = np.flatnonzero(lson < 0)
         lens = r2[leaves] - r1[leaves]
-        leaf_row[order0[np.repeat(r1[leaves], lens) + _ranges(lens)]] = np.repeat(leaves, lens)
+        leaf_row[order0[concatenated_ranges(lens, r1[leaves])]] = np.repeat(leaves, lens)
         return Tree(
             method="class" if classification else "anova", predictors=list(names),
             kinds=kinds, nlev=nlev, node=num, left=lson, right=rson, var=var, cut=spoint,
@@ -259,10 +260,3 @@ def fit_many(X: np.ndarray, kinds: np.ndarray, nlev: np.ndarray, ys: list[np.nda
         return [one(y) for y in ys]
     with ThreadPoolExecutor(max_workers=min(int(workers), len(ys))) as pool:
         return list(pool.map(one, ys))
-
-
-def _ranges(lens: np.ndarray) -> np.ndarray:
-    """0..len-1 for each length, concatenated."""
-    total = int(lens.sum())
-    starts = np.repeat(np.cumsum(lens) - lens, lens)
-    return np.arange(total) - starts

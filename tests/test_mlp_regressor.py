@@ -41,6 +41,9 @@ def _cases():
                          np.eye(5)[rng.integers(0, 5, size=390)]])
     yield "onehot", e, e[:, 0] * 3 + e[:, 3], rng.integers(1, 3, size=390).astype(float), \
         {"alpha": 0.01, "tol": 1e-3}
+    # a penalty that dominates the loss (its rounding shows in the loss curve), fractional
+    # weights
+    yield "penalty", e, e[:, 0] * 1e-3, rng.random(390) * 7, {"alpha": 50.0, "max_iter": 30}
     yield "two layers", e, np.sin(e[:, 0]), None, {"hidden_layer_sizes": (20, 10),
                                                    "max_iter": 6, "n_iter_no_change": 3}
 

@@ -32,7 +32,7 @@ from numba import njit
 from scipy.sparse import issparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPRegressor
-from sklearn.utils import check_random_state, gen_batches, shuffle
+from sklearn.utils import check_random_state, gen_batches
 
 from capkit.attacks import _mlp_kernel as _k
 from capkit.attacks._mlp import _Adam, _Buffers, _Net
@@ -169,14 +169,19 @@ def fit(model: MLPRegressor, x_train: np.ndarray, y_train: np.ndarray,
         intercept[...] = rng.uniform(-bound, bound, fan_out)
     order = np.arange(n, dtype=int)
     batch = min(200, n)
+    parts = list(gen_batches(n, batch))  # the same slices every epoch
     adam = _Adam(net.flat.size, alpha)
     buf = _Buffers(units, batch)
     w_batch, weighted_sq = np.empty(batch), np.empty(batch)
     best_loss, no_improvement, n_iter, curve = np.inf, 0, 0, []
     for _ in range(max_iter):
-        order = shuffle(order, random_state=rng)
+        # sklearn.utils.shuffle(order, random_state=rng): resample's draws (a shuffled
+        # arange) taken from order, without its parameter checks
+        drawn = np.arange(n)
+        rng.shuffle(drawn)
+        order = order[drawn]
         accumulated = 0.0
-        for part in gen_batches(n, batch):
+        for part in parts:
             loss = _batch(x, y, w, weighted, order[part], net, grads, adam, buf, w_batch,
                           weighted_sq, alpha)
             accumulated += loss * (part.stop - part.start)

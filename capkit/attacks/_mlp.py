@@ -131,7 +131,8 @@ class _Adam:
     """scikit-learn's ``AdamOptimizer`` over the flat vector: the same elementwise expressions
     (:func:`capkit.attacks._mlp_kernel.adam_step`)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, alpha: float = ALPHA) -> None:
+        self.alpha = alpha
         self.t = 0
         self.m = np.zeros(size)
         self.v = np.zeros(size)
@@ -139,7 +140,7 @@ class _Adam:
     def step(self, params: np.ndarray, grad: np.ndarray, n_coef: int, n: float) -> None:
         self.t += 1
         rate = LEARNING_RATE * np.sqrt(1 - BETA_2 ** self.t) / (1 - BETA_1 ** self.t)
-        _k.adam_step(params, grad, self.m, self.v, n_coef, ALPHA, n, BETA_1, 1 - BETA_1,
+        _k.adam_step(params, grad, self.m, self.v, n_coef, self.alpha, n, BETA_1, 1 - BETA_1,
                      BETA_2, 1 - BETA_2, float(-rate), EPSILON)
 
 

@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 from threadpoolctl import ThreadpoolController
 
+from capkit.attacks import _mlp_regressor
 from capkit.attacks._forest import fit as fast_forest
 from capkit.attacks.attackers import NUMERIC, Attacker, resolve, seeded
 from capkit.attacks.gcap import majority, nearest_pools, pool_means
@@ -167,6 +168,8 @@ def _fit_estimator(spec: Attacker, grid: Grid, train: str, query: np.ndarray, se
         forest = fast_forest(model, x_train, y, weight)  # scikit-learn's trees, less overhead
         if forest is not None:
             model = forest
+        elif _mlp_regressor.covered(model, x_train):  # the same fit, bit for bit
+            model = _mlp_regressor.fit(model, x_train, y, weight)
         elif weight is None:
             model.fit(x_train, y)
         else:

@@ -71,6 +71,7 @@ def baseline_table(
     *,
     key_length: int = 3,
     attackers: Sequence[str | BaseEstimator | Attacker] | None = None,
+    dummy: bool = True,
     holdout: pd.DataFrame | None = None,
     seed: int = 0,
     tolerance: float = 0.05,
@@ -103,7 +104,11 @@ def baseline_table(
         without a variant for a target's kind (``"nb"`` for a numeric target, ``"mlp"`` for a
         categorical one) is skipped for that target. Default:
         :data:`capkit.attacks.attackers.DEFAULT_ATTACKERS` of the target's kind. The dummy
-        predictor is always added (``trained_on="dummy"``, fitted on the synthetic data).
+        predictor is added unless ``dummy=False``.
+    dummy
+        Add the dummy predictor's rows (``trained_on="dummy"``, fitted on the synthetic data):
+        the paper's lower bound. ``False`` leaves them out and does not fit it; every other row
+        is the same.
     holdout
         Records not used for the synthesis: every attack is scored on them too.
     seed, tolerance, confidence
@@ -132,14 +137,15 @@ def baseline_table(
         dummy}, scored_on in {members, holdout}) with ``n``, ``correct``, ``rate``, ``coverage`` and
         the kind's scores (``accuracy``, ``macro_f1``; ``within_tolerance``, ``mae``, ``r2``);
         the members' rows with a holdout also ``risk``, ``risk_low``, ``risk_high`` and
-        ``advantage``. ``keys`` joins the key names with ``" + "``. The upper bound
-        (``trained_on="original"``) does not depend on the synthesis: its rows come once per
-        key set, with ``synthesis`` NaN.
+        ``advantage`` (no ``dummy`` rows with ``dummy=False``). ``keys`` joins the key names
+        with ``" + "``. The upper bound (``trained_on="original"``) does not depend on the
+        synthesis: its rows come once per key set, with ``synthesis`` NaN.
 
     Raises
     ------
     CapkitError
-        No key combination (``key_length`` larger than the pool), a bad ``key_length``, and
+        No key combination (``key_length`` larger than the pool), a bad ``key_length`` or
+        ``dummy``, and
         every error of :func:`capkit.attacks.attribute.attribute_attack`.
     """
     target_list = as_list(targets, "targets")
@@ -149,6 +155,8 @@ def baseline_table(
         raise CapkitError(f"key_length must be a positive integer, got {key_length!r}")
     if attackers is not None and not list(attackers):
         raise CapkitError("attackers is empty: give at least one attacker")
+    if not isinstance(dummy, bool | np.bool_):
+        raise CapkitError(f"dummy must be True or False, got {dummy!r}")
     tolerance = check_tolerance(tolerance)
     syntheses = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
     if not syntheses:
@@ -176,8 +184,9 @@ def baseline_table(
                     records[(j + 1, label, target, result.attacker)] = result.records
                 rows += _rows(result, trained_on, label,
                               j + 1.0 if trained_on == "synthetic" else float("nan"))
-        rows += _rows(run_attack(grid, "dummy", **options, keep_records=False), "dummy",
-                      label, j + 1.0)
+        if dummy:
+            rows += _rows(run_attack(grid, "dummy", **options, keep_records=False), "dummy",
+                          label, j + 1.0)
     table = pd.DataFrame(rows)
     extra = [c for c in ("risk", "risk_low", "risk_high", "advantage") if c in table.columns]
     order = ["synthesis", "keys", "target", "kind", "attacker", "trained_on", "scored_on", "n",

@@ -247,3 +247,65 @@ def test_baseline_table_refuses_a_dummy_that_is_not_a_bool(bad: object) -> None:
     with pytest.raises(CapkitError, match="dummy"):
         attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
                                attackers=["cap"], dummy=bad, progress=False)
+
+
+def _naive_row_orders(members, syntheses, pool, targets, orders, **options):
+    """baseline_table on each reordering of the frames, one call per seed."""
+    def shuffle(f, order):
+        return f.sample(frac=1.0, random_state=order)
+    return pd.concat([attacks.baseline_table(shuffle(members, o),
+                                             [shuffle(s, o) for s in syntheses], pool, targets,
+                                             **options).assign(row_order=o) for o in orders],
+                     ignore_index=True)
+
+
+def _row_order_cases():
+    rng = np.random.default_rng(31)
+    for tied, numeric in ((False, True), (True, True), (True, False)):
+        members, synthetic, holdout = (frame(rng, n, (3, 4), numeric, 3, tied)
+                                       for n in (60, 50, 40))
+        members.loc[members.index[::7], "y"] = np.nan  # numeric target values missing
+        yield members, [synthetic, synthetic.iloc[::-1]], holdout, True
+    members, synthetic, holdout = (frame(rng, n, (3, 3), True, 2, True) for n in (50, 45, 30))
+    typed = {"k0": "category", "x": np.int64}  # declared categories, plain integers
+    yield members.astype(typed), [synthetic.astype(typed)], holdout.astype(typed), True
+    mixed = synthetic.astype({"k0": "category"})  # categorical in one frame, text in the other
+    yield members, [mixed], holdout, False
+
+
+@pytest.mark.parametrize("case", range(5))
+@pytest.mark.parametrize("with_holdout", [False, True])
+def test_baseline_table_row_orders_equal_one_call_per_reordering(case: int,
+                                                                 with_holdout: bool) -> None:
+    from capkit.attacks.grid import order_free
+
+    members, syntheses, holdout, free = list(_row_order_cases())[case]
+    pool = [c for c in ("k0", "k1", "x") if c in members.columns]
+    assert order_free([members, syntheses[0]], [*pool, "t", "y"]) is free
+    options = {"key_length": 2, "seed": 2, "progress": False, "check_overlap": False,
+               "attackers": ["nn", "gcap", "knn"], "holdout": holdout if with_holdout else None}
+    orders = [3, 0, 7]
+    fast = attacks.baseline_table(members, syntheses, pool, ["t", "y"], row_orders=orders,
+                                  dummy=False, **options)
+    slow = _naive_row_orders(members, syntheses, pool, ["t", "y"], orders, dummy=False,
+                             **options)
+    for order in orders:
+        mine = fast[fast["row_order"] == order].drop(columns="row_order").reset_index(drop=True)
+        theirs = slow[slow["row_order"] == order].drop(columns="row_order").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+    nn = fast[fast["attacker"] == "nn"].groupby("row_order")["correct"].sum()
+    assert nn.nunique() > 1 or case == 0  # the orders change nn's guesses (ties on keys)
+
+
+@pytest.mark.parametrize("bad", [[], [-1], [1.5], [True], "12", 3])
+def test_baseline_table_refuses_bad_row_orders(bad: object) -> None:
+    from capkit.errors import CapkitError
+
+    rng = np.random.default_rng(5)
+    members, synthetic = (frame(rng, n, (3, 4), False, 2, False) for n in (30, 30))
+    with pytest.raises(CapkitError, match="row_orders"):
+        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
+                               attackers=["nn"], row_orders=bad, progress=False)
+    with pytest.raises(CapkitError, match="records"):
+        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
+                               attackers=["nn"], row_orders=[1], records={}, progress=False)

@@ -1,8 +1,9 @@
 """Notebook 10's nearest-neighbour rate over row orders, two ways, on the quick run's data:
 every order by a full :func:`capkit.attacks.baseline_table` (the notebook's code before), and
-order 0 taken from the main table (with its holdout) plus the shuffled orders with
-``dummy=False`` (the notebook's code now). The means must agree to the bit; the CPU seconds of
-each (alternating, best of ``--repeat``) are printed beside the load average.
+order 0 taken from the main table (with its holdout) plus the shuffled orders by one call
+with ``dummy=False`` and ``row_orders`` (the notebook's code now). The means must agree to the
+bit; the CPU seconds of each (alternating, best of ``--repeat``) are printed beside the load
+average.
 
 Run: ``CAPKIT_DATA=... python benchmarks/same_nn_over_orders.py [--full] [--repeat N]``
 (``--full``: the full run's pools, key length and all records; needs the main tables, slow).
@@ -73,13 +74,9 @@ def main() -> None:
 
     def now(name: str, table: pd.DataFrame, target: str) -> pd.DataFrame:
         members, syntheses, pool = inputs[name][:3]
-        runs = [table]
-        for order in range(1, 8):
-            def shuffle(f: pd.DataFrame, order: int = order) -> pd.DataFrame:
-                return f.sample(frac=1.0, random_state=order)
-            runs.append(attacks.baseline_table(shuffle(members), [shuffle(s) for s in syntheses],
-                                               pool, target, attackers=["nn"], dummy=False,
-                                               **options))
+        shuffled = attacks.baseline_table(members, syntheses, pool, target, attackers=["nn"],
+                                          dummy=False, row_orders=range(1, 8), **options)
+        runs = [table, *(shuffled[shuffled["row_order"] == order] for order in range(1, 8))]
         return pd.DataFrame([{t: float(attacker_means(run, target, t)["nn"])
                               for t in ("synthetic", "original")} for run in runs])
 

@@ -200,3 +200,112 @@ def test_keys_checked_once_per_synthesis_still_refuse_a_disjoint_key() -> None:
                                key_length=2, attackers=["cap"], progress=False)
     with pytest.raises(DisjointLevelsError, match="k2"):  # a key checked for another grid
         prepare(members, recoded, ["k0", "k2"], "t", checked={"k0"})
+
+
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("with_holdout", [False, True])
+def test_baseline_table_without_the_dummy_is_the_full_table_less_its_rows(
+        tied: bool, with_holdout: bool) -> None:
+    rng = np.random.default_rng(11 + tied)
+    members, synthetic, holdout = (frame(rng, n, (3, 4), True, 3, tied) for n in (90, 80, 70))
+    for attackers in (["nn"], ["cap", "gcap", "nn", "knn"]):
+        options = {"key_length": 2, "holdout": holdout if with_holdout else None, "seed": 3,
+                   "progress": False, "attackers": attackers}
+        syntheses = [synthetic, synthetic.iloc[::-1]]
+        full = attacks.baseline_table(members, syntheses, ["k0", "k1", "x"], ["t", "y"],
+                                      **options)
+        bare = attacks.baseline_table(members, syntheses, ["k0", "k1", "x"], ["t", "y"],
+                                      dummy=False, **options)
+        assert (full["trained_on"] == "dummy").any()
+        expected = full[full["trained_on"] != "dummy"].reset_index(drop=True)
+        pd.testing.assert_frame_equal(bare, expected)
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_nn_members_rows_do_not_depend_on_the_holdout(tied: bool) -> None:
+    """nn's guess for a member depends on the training records alone (their ranges and row
+    order), so adding a holdout (which widens the grid) leaves the members' rows as they are."""
+    rng = np.random.default_rng(21 + tied)
+    members, synthetic, holdout = (frame(rng, n, (3, 4), True, 3, tied) for n in (90, 80, 70))
+    holdout["x"] += 40.0  # holdout ages outside the members' range: other grid levels
+    options = {"key_length": 2, "seed": 0, "progress": False, "attackers": ["nn"],
+               "dummy": False}
+    syntheses = [synthetic, synthetic.sample(frac=1.0, random_state=1)]
+    alone = attacks.baseline_table(members, syntheses, ["k0", "k1", "x"], ["t", "y"], **options)
+    with_holdout = attacks.baseline_table(members, syntheses, ["k0", "k1", "x"], ["t", "y"],
+                                          holdout=holdout, **options)
+    members_rows = with_holdout[with_holdout["scored_on"] == "members"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(members_rows[alone.columns], alone)
+
+
+@pytest.mark.parametrize("bad", ["no", 0, None, np.array([True])])
+def test_baseline_table_refuses_a_dummy_that_is_not_a_bool(bad: object) -> None:
+    from capkit.errors import CapkitError
+
+    rng = np.random.default_rng(5)
+    members, synthetic = (frame(rng, n, (3, 4), False, 2, False) for n in (30, 30))
+    with pytest.raises(CapkitError, match="dummy"):
+        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
+                               attackers=["cap"], dummy=bad, progress=False)
+
+
+def _naive_row_orders(members, syntheses, pool, targets, orders, **options):
+    """baseline_table on each reordering of the frames, one call per seed."""
+    def shuffle(f, order):
+        return f.sample(frac=1.0, random_state=order)
+    return pd.concat([attacks.baseline_table(shuffle(members, o),
+                                             [shuffle(s, o) for s in syntheses], pool, targets,
+                                             **options).assign(row_order=o) for o in orders],
+                     ignore_index=True)
+
+
+def _row_order_cases():
+    rng = np.random.default_rng(31)
+    for tied, numeric in ((False, True), (True, True), (True, False)):
+        members, synthetic, holdout = (frame(rng, n, (3, 4), numeric, 3, tied)
+                                       for n in (60, 50, 40))
+        members.loc[members.index[::7], "y"] = np.nan  # numeric target values missing
+        yield members, [synthetic, synthetic.iloc[::-1]], holdout, True
+    members, synthetic, holdout = (frame(rng, n, (3, 3), True, 2, True) for n in (50, 45, 30))
+    typed = {"k0": "category", "x": np.int64}  # declared categories, plain integers
+    yield members.astype(typed), [synthetic.astype(typed)], holdout.astype(typed), True
+    mixed = synthetic.astype({"k0": "category"})  # categorical in one frame, text in the other
+    yield members, [mixed], holdout, False
+
+
+@pytest.mark.parametrize("case", range(5))
+@pytest.mark.parametrize("with_holdout", [False, True])
+def test_baseline_table_row_orders_equal_one_call_per_reordering(case: int,
+                                                                 with_holdout: bool) -> None:
+    from capkit.attacks.grid import order_free
+
+    members, syntheses, holdout, free = list(_row_order_cases())[case]
+    pool = [c for c in ("k0", "k1", "x") if c in members.columns]
+    assert order_free([members, syntheses[0]], [*pool, "t", "y"]) is free
+    options = {"key_length": 2, "seed": 2, "progress": False, "check_overlap": False,
+               "attackers": ["nn", "gcap", "knn"], "holdout": holdout if with_holdout else None}
+    orders = [3, 0, 7]
+    fast = attacks.baseline_table(members, syntheses, pool, ["t", "y"], row_orders=orders,
+                                  dummy=False, **options)
+    slow = _naive_row_orders(members, syntheses, pool, ["t", "y"], orders, dummy=False,
+                             **options)
+    for order in orders:
+        mine = fast[fast["row_order"] == order].drop(columns="row_order").reset_index(drop=True)
+        theirs = slow[slow["row_order"] == order].drop(columns="row_order").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+    nn = fast[fast["attacker"] == "nn"].groupby("row_order")["correct"].sum()
+    assert nn.nunique() > 1 or case == 0  # the orders change nn's guesses (ties on keys)
+
+
+@pytest.mark.parametrize("bad", [[], [-1], [1.5], [True], "12", 3])
+def test_baseline_table_refuses_bad_row_orders(bad: object) -> None:
+    from capkit.errors import CapkitError
+
+    rng = np.random.default_rng(5)
+    members, synthetic = (frame(rng, n, (3, 4), False, 2, False) for n in (30, 30))
+    with pytest.raises(CapkitError, match="row_orders"):
+        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
+                               attackers=["nn"], row_orders=bad, progress=False)
+    with pytest.raises(CapkitError, match="records"):
+        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
+                               attackers=["nn"], row_orders=[1], records={}, progress=False)

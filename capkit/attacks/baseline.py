@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from capkit.attacks.attackers import DEFAULT_ATTACKERS, REGISTRY, Attacker
 from capkit.attacks.attribute import AttackResult, GroupScore, check_tolerance, run_attack
-from capkit.attacks.grid import prepare
+from capkit.attacks.grid import Grid, order_free, prepare
 from capkit.counts.encode import as_list
 from capkit.errors import CapkitError
 
@@ -71,6 +71,8 @@ def baseline_table(
     *,
     key_length: int = 3,
     attackers: Sequence[str | BaseEstimator | Attacker] | None = None,
+    dummy: bool = True,
+    row_orders: Sequence[int] | None = None,
     holdout: pd.DataFrame | None = None,
     seed: int = 0,
     tolerance: float = 0.05,
@@ -103,7 +105,19 @@ def baseline_table(
         without a variant for a target's kind (``"nb"`` for a numeric target, ``"mlp"`` for a
         categorical one) is skipped for that target. Default:
         :data:`capkit.attacks.attackers.DEFAULT_ATTACKERS` of the target's kind. The dummy
-        predictor is always added (``trained_on="dummy"``, fitted on the synthetic data).
+        predictor is added unless ``dummy=False``.
+    dummy
+        Add the dummy predictor's rows (``trained_on="dummy"``, fitted on the synthetic data):
+        the paper's lower bound. ``False`` leaves them out and does not fit it; every other row
+        is the same.
+    row_orders
+        Attack the data with its rows reordered, once per seed in ``row_orders``: the original
+        and every synthesis as ``frame.sample(frac=1.0, random_state=seed)`` (the holdout as
+        given). The table then starts with a column ``row_order`` (the seed), and its rows for
+        one seed are those of ``baseline_table`` on the reordered frames. Only attackers that
+        break ties by row position (``"nn"``) can depend on it. Each grid is counted once and
+        its record cells reordered per seed where the row order cannot change the codes
+        (:func:`capkit.attacks.grid.order_free`), else counted again per seed.
     holdout
         Records not used for the synthesis: every attack is scored on them too.
     seed, tolerance, confidence
@@ -132,14 +146,15 @@ def baseline_table(
         dummy}, scored_on in {members, holdout}) with ``n``, ``correct``, ``rate``, ``coverage`` and
         the kind's scores (``accuracy``, ``macro_f1``; ``within_tolerance``, ``mae``, ``r2``);
         the members' rows with a holdout also ``risk``, ``risk_low``, ``risk_high`` and
-        ``advantage``. ``keys`` joins the key names with ``" + "``. The upper bound
-        (``trained_on="original"``) does not depend on the synthesis: its rows come once per
-        key set, with ``synthesis`` NaN.
+        ``advantage`` (no ``dummy`` rows with ``dummy=False``). ``keys`` joins the key names
+        with ``" + "``. The upper bound (``trained_on="original"``) does not depend on the
+        synthesis: its rows come once per key set, with ``synthesis`` NaN.
 
     Raises
     ------
     CapkitError
-        No key combination (``key_length`` larger than the pool), a bad ``key_length``, and
+        No key combination (``key_length`` larger than the pool), a bad ``key_length``,
+        ``dummy`` or ``row_orders`` (or ``row_orders`` with ``records``), and
         every error of :func:`capkit.attacks.attribute.attribute_attack`.
     """
     target_list = as_list(targets, "targets")
@@ -149,6 +164,9 @@ def baseline_table(
         raise CapkitError(f"key_length must be a positive integer, got {key_length!r}")
     if attackers is not None and not list(attackers):
         raise CapkitError("attackers is empty: give at least one attacker")
+    if not isinstance(dummy, bool | np.bool_):
+        raise CapkitError(f"dummy must be True or False, got {dummy!r}")
+    orders = _check_row_orders(row_orders, records)
     tolerance = check_tolerance(tolerance)
     syntheses = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
     if not syntheses:
@@ -162,28 +180,75 @@ def baseline_table(
                        kind=(kinds or {}).get(target, "auto"),
                        check_overlap=check_overlap and not rows,  # warn once, on the first
                        allow_disjoint_levels=allow_disjoint_levels, checked=checked[j])
-        label = " + ".join(keys)
-        options = {"seed": seed, "tolerance": tolerance, "confidence": confidence,
-                   "cache": {}}
-        chosen = DEFAULT_ATTACKERS[grid.kind] if attackers is None else [
-            a for a in attackers if not isinstance(a, str) or a in REGISTRY[grid.kind]]
-        for trained_on in ("synthetic", "original") if j == 0 else ("synthetic",):
-            for attacker in chosen:
-                result = run_attack(grid, attacker, trained_on=trained_on, **options,
-                                    keep_records=records is not None
-                                    and trained_on == "synthetic")
-                if records is not None and trained_on == "synthetic":
-                    records[(j + 1, label, target, result.attacker)] = result.records
-                rows += _rows(result, trained_on, label,
-                              j + 1.0 if trained_on == "synthetic" else float("nan"))
-        rows += _rows(run_attack(grid, "dummy", **options, keep_records=False), "dummy",
-                      label, j + 1.0)
+        if orders is None:
+            rows += _grid_rows(grid, keys, j, attackers, dummy, seed, tolerance, confidence,
+                               records)
+            continue
+        free = order_free([original, syntheses[j]], [*keys, target])
+        for order in orders:
+            positions = [_positions(len(f), order) for f in (original, syntheses[j])]
+            shuffled = grid.reordered(*positions) if free else prepare(
+                original.iloc[positions[0]], syntheses[j].iloc[positions[1]], list(keys), target,
+                holdout=holdout, kind=grid.kind, check_overlap=False,
+                allow_disjoint_levels=allow_disjoint_levels)
+            rows += [{"row_order": order, **row} for row in _grid_rows(
+                shuffled, keys, j, attackers, dummy, seed, tolerance, confidence, None)]
     table = pd.DataFrame(rows)
     extra = [c for c in ("risk", "risk_low", "risk_high", "advantage") if c in table.columns]
-    order = ["synthesis", "keys", "target", "kind", "attacker", "trained_on", "scored_on", "n",
-             "correct",
-             *[s for s in SCORES if s in table.columns], *extra]
+    order = ["row_order"] if orders is not None else []
+    order += ["synthesis", "keys", "target", "kind", "attacker", "trained_on", "scored_on", "n",
+              "correct", *[s for s in SCORES if s in table.columns], *extra]
     return table[order]
+
+
+def _check_row_orders(row_orders: Sequence[int] | None, records: dict | None
+                      ) -> list[int] | None:
+    if row_orders is None:
+        return None
+    if isinstance(row_orders, str | bytes) or not hasattr(row_orders, "__iter__"):
+        raise CapkitError(f"row_orders must be a list of seeds (integers >= 0), got "
+                          f"{row_orders!r}")
+    orders = list(row_orders)
+    if not orders or any(isinstance(o, bool) or not isinstance(o, int | np.integer) or o < 0
+                         for o in orders):
+        raise CapkitError(f"row_orders must be a non-empty list of seeds (integers >= 0), got "
+                          f"{row_orders!r}")
+    if records is not None:
+        raise CapkitError("records cannot be kept with row_orders (one attack per seed)")
+    return [int(o) for o in orders]
+
+
+def _positions(n: int, seed: int) -> np.ndarray:
+    """The row positions ``frame.sample(frac=1.0, random_state=seed)`` takes from a frame of
+    ``n`` rows (they depend on ``n`` and the seed alone)."""
+    return pd.RangeIndex(n).to_series().sample(frac=1.0, random_state=seed).to_numpy()
+
+
+def _grid_rows(grid: Grid, keys: tuple[str, ...], j: int,
+               attackers: Sequence[str | BaseEstimator | Attacker] | None, dummy: bool,
+               seed: int, tolerance: float, confidence: float, records: dict | None
+               ) -> list[dict[str, object]]:
+    """The table's rows of one grid (synthesis j + 1; the upper bound with the first)."""
+    rows: list[dict[str, object]] = []
+    target = grid.target
+    label = " + ".join(keys)
+    options = {"seed": seed, "tolerance": tolerance, "confidence": confidence,
+               "cache": {}}
+    chosen = DEFAULT_ATTACKERS[grid.kind] if attackers is None else [
+        a for a in attackers if not isinstance(a, str) or a in REGISTRY[grid.kind]]
+    for trained_on in ("synthetic", "original") if j == 0 else ("synthetic",):
+        for attacker in chosen:
+            result = run_attack(grid, attacker, trained_on=trained_on, **options,
+                                keep_records=records is not None
+                                and trained_on == "synthetic")
+            if records is not None and trained_on == "synthetic":
+                records[(j + 1, label, target, result.attacker)] = result.records
+            rows += _rows(result, trained_on, label,
+                          j + 1.0 if trained_on == "synthetic" else float("nan"))
+    if dummy:
+        rows += _rows(run_attack(grid, "dummy", **options, keep_records=False), "dummy",
+                      label, j + 1.0)
+    return rows
 
 
 def baseline_summary(table: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ combinations (columns), target levels (rows), the counts of each group and each 
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -109,6 +110,17 @@ class Grid:
                    else pd.Categorical(self.parts[combos, c]))
             for c, name in enumerate(self.keys)})
 
+    def reordered(self, members: np.ndarray, synthetic: np.ndarray) -> Grid:
+        """The grid of the same frames with their rows taken in the orders ``members`` and
+        ``synthetic`` (positions, as ``frame.iloc[order]``): the record cells reordered, every
+        count, level and key combination kept. That is :func:`prepare`'s grid of the reordered
+        frames when :func:`order_free` holds for them (the caller checks)."""
+        t = self.table
+        table = KeyTargetTable(t.original, t.synthetic, t.targets, t.keys,
+                               t.record_cell[members], t.synthetic_record_cell[synthetic],
+                               t.holdout, t.holdout_record_cell)
+        return dataclasses.replace(self, table=table)
+
     def known(self, group: str) -> np.ndarray:
         """Boolean mask of the records of ``group`` whose target can be scored or learned
         from: all of them for a categorical target (missing is a level), those with a value for
@@ -117,6 +129,30 @@ class Grid:
         if self.values is None:
             return np.ones(len(rows), dtype=bool)
         return ~np.isnan(self.values[rows])
+
+
+def order_free(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> bool:
+    """Whether :func:`prepare` codes ``columns`` of ``frames`` the same for any order of each
+    frame's rows, so that reordering rows only reorders the record cells (:meth:`Grid.reordered`).
+
+    True when each column is, in every frame, of a categorical dtype (its levels are the
+    declared categories), or of a numpy number or boolean dtype, or text (its levels are the
+    sorted values, missing last): :func:`capkit.counts.encode.factorize_many`. Key
+    combinations are then lexicographic in the level codes
+    (:func:`capkit.counts.encode.combine_codes`), whatever the row order. Other columns (e.g.
+    mixed values that cannot be sorted, coded in order of appearance) give False.
+    """
+    for column in columns:
+        series = [frame[column] for frame in frames]
+        if all(isinstance(x.dtype, pd.CategoricalDtype) for x in series):
+            continue
+        if all(isinstance(x.dtype, np.dtype) and x.dtype.kind in "biuf" for x in series):
+            continue
+        if all(pd.api.types.infer_dtype(x, skipna=True) in ("string", "empty")
+               and not isinstance(x.dtype, pd.CategoricalDtype) for x in series):
+            continue
+        return False
+    return True
 
 
 def _check_holdout(original: pd.DataFrame, holdout: object, columns: list[str],
@@ -246,4 +282,4 @@ def prepare(
                 values)
 
 
-__all__ = ["GROUPS", "Grid", "prepare"]
+__all__ = ["GROUPS", "Grid", "order_free", "prepare"]

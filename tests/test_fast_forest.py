@@ -199,11 +199,15 @@ def test_other_forest_users_give_scikit_learns_answers(seed, monkeypatch):
 
     real, syn = table(n), table(n)
     keys, sensitive = rng.integers(0, 5, (n, 3)), rng.integers(0, 3, n)
-    fast = (forest_disclosure.forest_disclosure(real, syn, ["a", "c"], ["a", "b", "d"], seed=seed).table,
-            early_priveval.forest_key_accuracy(keys, sensitive, seed=seed))
+
+    def both():
+        return (forest_disclosure.forest_disclosure(real, syn, ["a", "c"], ["a", "b", "d"],
+                                                    seed=seed).table,
+                early_priveval.forest_key_accuracy(keys, sensitive, seed=seed))
+
+    fast = both()
     monkeypatch.setattr(forest_disclosure, "fast_forest", lambda *a, **k: None)
     monkeypatch.setattr(early_priveval, "fast_forest", lambda *a, **k: None)
-    slow = (forest_disclosure.forest_disclosure(real, syn, ["a", "c"], ["a", "b", "d"], seed=seed).table,
-            early_priveval.forest_key_accuracy(keys, sensitive, seed=seed))
+    slow = both()
     pd.testing.assert_frame_equal(fast[0], slow[0], check_exact=True)
     assert fast[1] == slow[1]

@@ -25,7 +25,7 @@ scikit-learn, ``sklearn/neural_network/_multilayer_perceptron.py``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import expit
@@ -106,25 +106,44 @@ def _train_batch(x_fit: np.ndarray, y_fit: np.ndarray, rows: np.ndarray, net: _N
     last = len(net.coefs) - 1
     acts = [a[:b] for a in buf.acts]
     deltas = [d[:b] for d in buf.deltas]
-    np.take(x_fit, rows, axis=0, out=acts[0])
+    forward_batch(x_fit, rows, net, acts, expit)
+    _k.output_delta(acts[-1], y_fit, rows, deltas[last], n, grads.intercepts[last])
+    backward_batch(net, grads, acts, deltas, n)
+    adam.step(net.flat, grads.flat, grads.n_coef, n)
+
+
+def forward_batch(x: np.ndarray, rows: np.ndarray, net: _Net, acts: list,
+                  output: Callable | None) -> None:
+    """scikit-learn's ``_forward_pass`` of the rows ``rows`` of ``x`` into the activation
+    buffers ``acts``: ReLU hidden layers, then the last layer's product plus its intercept and
+    ``output`` in place (``expit`` for the logistic output, None for the identity)."""
+    last = len(net.coefs) - 1
+    np.take(x, rows, axis=0, out=acts[0])
     for i, (coef, intercept) in enumerate(zip(net.coefs, net.intercepts, strict=True)):
         np.matmul(acts[i], coef, out=acts[i + 1])
         if i != last:
             _k.bias_relu(acts[i + 1], intercept)
         else:
             acts[i + 1] += intercept
-            expit(acts[i + 1], out=acts[i + 1])
-    _k.output_delta(acts[-1], y_fit, rows, deltas[last], n, grads.intercepts[last])
+            if output is not None:
+                output(acts[i + 1], out=acts[i + 1])
+
+
+def backward_batch(net: _Net, grads: _Net, acts: list, deltas: list, scale: float) -> None:
+    """scikit-learn's ``_backprop`` from the output error ``deltas[-1]`` (its intercept
+    gradient already made): each hidden layer's error (a column times a row is numpy's product
+    without BLAS, element by element), ``inplace_relu_derivative`` and the intercept gradients
+    divided by ``scale`` (the batch size, or its weight sum), and the products ``a.T @ delta``
+    written into the gradient vector (made gradients inside Adam's step)."""
+    last = len(net.coefs) - 1
     for layer in range(last, -1, -1):
         if layer != last:
             if net.coefs[layer + 1].shape[1] == 1 and deltas[layer].size > 1:
-                # a column times a row: numpy's product without BLAS, element by element
                 _k.outer_product(deltas[layer + 1], net.coefs[layer + 1].T, deltas[layer])
             else:
                 np.matmul(deltas[layer + 1], net.coefs[layer + 1].T, out=deltas[layer])
-            _k.relu_mask(deltas[layer], acts[layer + 1], n, grads.intercepts[layer])
+            _k.relu_mask(deltas[layer], acts[layer + 1], scale, grads.intercepts[layer])
         np.matmul(acts[layer].T, deltas[layer], out=grads.coefs[layer])
-    adam.step(net.flat, grads.flat, grads.n_coef, n)
 
 
 class _Adam:

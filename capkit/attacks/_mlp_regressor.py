@@ -35,7 +35,7 @@ from sklearn.neural_network import MLPRegressor
 from sklearn.utils import check_random_state, gen_batches
 
 from capkit.attacks import _mlp_kernel as _k
-from capkit.attacks._mlp import _Adam, _Buffers, _Net
+from capkit.attacks._mlp import _Adam, _Buffers, _Net, backward_batch, forward_batch
 
 __all__ = ["FittedMLP", "covered", "fit"]
 
@@ -108,13 +108,7 @@ def _batch(x: np.ndarray, y: np.ndarray, w: np.ndarray, weighted: bool, rows: np
     last = len(net.coefs) - 1
     acts = [a[:b] for a in buf.acts]
     deltas = [d[:b] for d in buf.deltas]
-    np.take(x, rows, axis=0, out=acts[0])
-    for i, (coef, intercept) in enumerate(zip(net.coefs, net.intercepts, strict=True)):
-        np.matmul(acts[i], coef, out=acts[i + 1])
-        if i != last:
-            _k.bias_relu(acts[i + 1], intercept)
-        else:
-            acts[i + 1] += intercept
+    forward_batch(x, rows, net, acts, None)
     _output_delta(acts[-1], y, w, rows, deltas[last], w_batch, weighted_sq)
     # sample_weight.sum() (also np.average's scale), or the batch size; without weights every
     # weight is 1 and the products by it exact. The loss: 0.5 * average(...).mean() of one
@@ -127,14 +121,7 @@ def _batch(x: np.ndarray, y: np.ndarray, w: np.ndarray, weighted: bool, rows: np
         values += np.dot(s, s)
     loss += (0.5 * alpha) * values / sw_sum
     _k.column_means(deltas[last], sw_sum, grads.intercepts[last])
-    for layer in range(last, -1, -1):
-        if layer != last:
-            if net.coefs[layer + 1].shape[1] == 1 and deltas[layer].size > 1:
-                _k.outer_product(deltas[layer + 1], net.coefs[layer + 1].T, deltas[layer])
-            else:
-                np.matmul(deltas[layer + 1], net.coefs[layer + 1].T, out=deltas[layer])
-            _k.relu_mask(deltas[layer], acts[layer + 1], sw_sum, grads.intercepts[layer])
-        np.matmul(acts[layer].T, deltas[layer], out=grads.coefs[layer])
+    backward_batch(net, grads, acts, deltas, sw_sum)
     adam.step(net.flat, grads.flat, grads.n_coef, sw_sum)
     return float(loss)
 

@@ -220,6 +220,17 @@ def test_a_run_during_which_the_code_changed_is_not_cached(tmp_path, executed, m
     assert executed == ["a", "b", "a", "b"]
 
 
+def _execute_one_cell(cell, tmp_path):
+    """schedule.execute on a notebook of the one ``cell``, written under ``tmp_path``."""
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    return schedule.execute(schedule.Task(
+        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
+        str(tmp_path / "n.kernel.log")))
+
+
 def test_the_kernel_is_killed_once_its_last_cell_has_answered(tmp_path):
     """execute() stops the kernel at once after the last cell (no graceful shutdown, which
     spends about half a CPU-second per notebook tearing down the kernel's imports): what the
@@ -228,13 +239,7 @@ def test_the_kernel_is_killed_once_its_last_cell_has_answered(tmp_path):
         "import atexit\nfrom pathlib import Path\n"
         f"Path({str(tmp_path / 'cell.txt')!r}).write_text('written')\n"
         f"atexit.register(Path({str(tmp_path / 'exit.txt')!r}).write_text, 'exited')")
-    nb = nbformat.v4.new_notebook(cells=[cell])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
-    nbformat.write(nb, tmp_path / "n.ipynb")
-    outcome = schedule.execute(schedule.Task(
-        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
-        str(tmp_path / "n.kernel.log")))
+    outcome = _execute_one_cell(cell, tmp_path)
     assert outcome.ename is None, outcome.error
     assert (tmp_path / "cell.txt").read_text() == "written"
     assert not (tmp_path / "exit.txt").exists()
@@ -250,13 +255,7 @@ def test_the_cpu_of_a_process_the_kernel_started_is_counted(tmp_path):
         "import subprocess, sys, time\nfrom pathlib import Path\n"
         f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
         f"while not Path({str(flag)!r}).exists(): time.sleep(0.05)")
-    nb = nbformat.v4.new_notebook(cells=[cell])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
-    nbformat.write(nb, tmp_path / "n.ipynb")
-    outcome = schedule.execute(schedule.Task(
-        "n", str(tmp_path / "n.ipynb"), str(tmp_path / "out.ipynb"), {}, str(tmp_path),
-        str(tmp_path / "n.kernel.log")))
+    outcome = _execute_one_cell(cell, tmp_path)
     assert outcome.ename is None, outcome.error
     assert outcome.cpu >= 1.0  # the child's own second, measured by its process_time
 

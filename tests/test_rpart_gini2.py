@@ -20,44 +20,12 @@ import pytest
 from capkit.synth import cart
 from capkit.synth._rpart_gini2 import gini_cont2, node_sums2
 from capkit.synth._rpart_order import node_sums
-from capkit.synth._rpart_split import LEFT, RIGHT
+from tests.test_rpart_split_exact import _reference_cont as _reference_cont_c
 
 
 def _reference_cont(k, xt, yt, aprior, edge):
     """gini.c for an ordered predictor with 2 classes: returns (improve, direction, cut)."""
-    left, right = [0.0, 0.0], [0.0, 0.0]
-    rwt = 0.0
-    for i in range(k):
-        rwt += aprior[int(yt[i])]
-        right[int(yt[i])] += 1.0
-    total = 0.0
-    for j in range(2):
-        p = aprior[j] * right[j] / rwt
-        total += rwt * (p * (1.0 - p))
-    best, lwt, rtot, ltot, where, direction = total, 0.0, k, 0, 0, LEFT
-    i = 0
-    while rtot > edge:
-        j = int(yt[i])
-        rwt -= aprior[j]
-        lwt += aprior[j]
-        rtot -= 1
-        ltot += 1
-        right[j] -= 1.0
-        left[j] += 1.0
-        if ltot >= edge and xt[i + 1] != xt[i]:
-            t = lmean = rmean = 0.0
-            for c in range(2):
-                p = aprior[c] * left[c] / lwt
-                t += lwt * (p * (1.0 - p))
-                lmean += p * c
-                p = aprior[c] * right[c] / rwt
-                t += rwt * (p * (1.0 - p))
-                rmean += p * c
-            if t < best:
-                best, where, direction = t, i, LEFT if lmean < rmean else RIGHT
-        i += 1
-    improve = total - best
-    return improve, direction, (xt[where] + xt[where + 1]) / 2 if improve > 0 else None
+    return _reference_cont_c(k, xt, yt, 2, aprior, edge)
 
 
 def _priors(rng, kind):

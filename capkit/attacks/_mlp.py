@@ -112,6 +112,18 @@ def _train_batch(x_fit: np.ndarray, y_fit: np.ndarray, rows: np.ndarray, net: _N
     adam.step(net.flat, grads.flat, grads.n_coef, n)
 
 
+def glorot_net(units: Sequence[int], rng: np.random.RandomState) -> _Net:
+    """A network of ``units`` with scikit-learn's ``_init_coef`` starting weights: each layer's
+    coefficients, then its intercepts, uniform within Glorot's bound for ReLU, from ``rng``."""
+    net = _Net(units)
+    for (fan_in, fan_out), coef, intercept in zip(net.shapes, net.coefs, net.intercepts,
+                                                  strict=True):
+        bound = np.sqrt(6.0 / (fan_in + fan_out))
+        coef[...] = rng.uniform(-bound, bound, (fan_in, fan_out))
+        intercept[...] = rng.uniform(-bound, bound, fan_out)
+    return net
+
+
 def forward_batch(x: np.ndarray, rows: np.ndarray, net: _Net, acts: list,
                   output: Callable | None) -> None:
     """scikit-learn's ``_forward_pass`` of the rows ``rows`` of ``x`` into the activation
@@ -180,12 +192,7 @@ def mlp_probability(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray
     y = binarizer.transform(y_train).astype(bool)
     units = [x.shape[1], *hidden, 1]
     rng = check_random_state(seed)
-    net, grads = _Net(units), _Net(units)
-    for (fan_in, fan_out), coef, intercept in zip(net.shapes, net.coefs, net.intercepts,
-                                                  strict=True):
-        bound = np.sqrt(6.0 / (fan_in + fan_out))  # Glorot's uniform bound for ReLU
-        coef[...] = rng.uniform(-bound, bound, (fan_in, fan_out))
-        intercept[...] = rng.uniform(-bound, bound, fan_out)
+    net, grads = glorot_net(units, rng), _Net(units)
     best = net.flat.copy()
     # stratified on the flags as a vector: the classes and class indices scikit-learn draws
     # from are those of its stratify=y (a column, read as the strings "False" and "True"),

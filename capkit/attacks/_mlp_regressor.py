@@ -35,7 +35,7 @@ from sklearn.neural_network import MLPRegressor
 from sklearn.utils import check_random_state, gen_batches
 
 from capkit.attacks import _mlp_kernel as _k
-from capkit.attacks._mlp import _Adam, _Buffers, _Net, backward_batch, forward_batch
+from capkit.attacks._mlp import _Adam, _Buffers, _Net, backward_batch, forward_batch, glorot_net
 
 __all__ = ["FittedMLP", "covered", "fit"]
 
@@ -148,12 +148,7 @@ def fit(model: MLPRegressor, x_train: np.ndarray, y_train: np.ndarray,
     max_iter, n_no_change = int(params["max_iter"]), int(params["n_iter_no_change"])
     units = [x.shape[1], *hidden, 1]
     rng = check_random_state(params["random_state"])
-    net, grads = _Net(units), _Net(units)
-    for (fan_in, fan_out), coef, intercept in zip(net.shapes, net.coefs, net.intercepts,
-                                                  strict=True):
-        bound = np.sqrt(6.0 / (fan_in + fan_out))  # Glorot's uniform bound for ReLU
-        coef[...] = rng.uniform(-bound, bound, (fan_in, fan_out))
-        intercept[...] = rng.uniform(-bound, bound, fan_out)
+    net, grads = glorot_net(units, rng), _Net(units)
     order = np.arange(n, dtype=int)
     batch = min(200, n)
     parts = list(gen_batches(n, batch))  # the same slices every epoch

@@ -155,3 +155,22 @@ def test_the_reports_membership_family_evaluates_no_density(monkeypatch):
     monkeypatch.setattr(membership_family, "ATTACKS", ("dcr", "mc", "domias"))
     with pytest.raises(AssertionError, match="fitted a density"):
         membership_findings("syn", members, synthetic, holdout, seed=0, confidence=0.95)
+
+
+def test_distinct_rows_is_unique_rows_of_the_bits():
+    """kde.distinct_rows (one lexsort) gives counts.rows.unique_rows' first positions and
+    numbers of the rows' bits viewed as int64: ties, copies, -0.0 against 0.0 (different
+    bits), NaN, one row, no row, one column."""
+    from capkit.counts.rows import unique_rows
+
+    rng = np.random.default_rng(7)
+    signed = rng.integers(-2, 3, (400, 3)).astype(float)
+    signed[::7, 1] = -0.0
+    signed[::11, 2] = np.nan
+    cases = [signed, rng.integers(0, 3, (500, 4)).astype(float), np.zeros((1, 3)),
+             np.zeros((0, 2)), rng.normal(size=(300, 1)), np.repeat(rng.normal(size=(5, 2)),
+                                                                    40, axis=0)]
+    for matrix in cases:
+        first, inverse = unique_rows(np.ascontiguousarray(matrix).view(np.int64))
+        got_first, got_inverse = kde.distinct_rows(matrix)
+        assert np.array_equal(got_first, first) and np.array_equal(got_inverse, inverse)

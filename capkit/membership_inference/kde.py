@@ -68,7 +68,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from capkit.counts.rows import unique_rows
 from capkit.errors import CapkitError
 
 #: Pairs (points x data) whose kernel values are held at once.
@@ -151,7 +150,7 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
     norm = math.pow(2 * math.pi, -d / 2.0)
     for k in range(d):  # scipy's order: one division per diagonal entry
         norm /= float(cho[k, k])
-    first, inverse = unique_rows(data.view(np.int64))
+    first, inverse = distinct_rows(data)
     if 2 * len(first) > n:  # few copies: scipy's sum, term by term
         rows, counts = whitened, np.ones(n)
         terms = weights
@@ -280,10 +279,31 @@ def _scipy_points(kernel: Kernel, points: np.ndarray) -> np.ndarray:
                                                         lower=True).T)
 
 
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first position of each distinct row of a float64 matrix (rows equal when their bits
+    are), and each row's distinct-row number: ``capkit.counts.rows.unique_rows`` of the bits
+    viewed as int64 (the same numbers, in the same order: lexicographic by those integers), by
+    one stable ``np.lexsort`` of the rows and a comparison of neighbours, O(n d log n)
+    (a few milliseconds at 10,000 rows, where the column-by-column renumbering of 64-bit
+    patterns took tens)."""
+    bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.int64)
+    n = len(bits)
+    if n == 0 or bits.shape[1] == 0:
+        return np.zeros(min(n, 1), dtype=np.int64), np.zeros(n, dtype=np.int64)
+    order = np.lexsort(bits.T[::-1])  # the first column the primary key; stable
+    ordered = bits[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse  # stable: the lowest position of each distinct row
+
+
 def _distinct(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each distinct row of ``points`` once (equal bits: equal density, summed by the same
     operations), and the map from every row to its distinct row."""
-    first, inverse = unique_rows(np.ascontiguousarray(points).view(np.int64))
+    first, inverse = distinct_rows(points)
     return points[first], inverse
 
 
@@ -370,4 +390,5 @@ def log_density(kernel: Kernel, points: np.ndarray, *, threads: int | None = Non
 
 
 __all__ = ["BLOCK_CELLS", "NUMPY_BLOCK", "NUMPY_PAIRS", "NUMPY_TERMS", "TINY", "Kernel",
-           "blocked_density", "default_threads", "density", "fit", "log_density"]
+           "blocked_density", "default_threads", "density", "distinct_rows", "fit",
+           "log_density"]

@@ -89,6 +89,7 @@ def test_nearest_and_ball_counts_in_balls_equal_every_pair(monkeypatch, seed: in
     monkeypatch.setattr(squared, "BALL_QUERIES", 13)
     monkeypatch.setattr(squared, "TREE_RECORDS", 10)
     monkeypatch.setattr(squared, "SUMS_PER_ROW", 0)
+    monkeypatch.setattr(squared, "TREE_IMPORT_PAIRS", 0)
     monkeypatch.setattr(radius, "TREE_SLAB", 0)
     rng = np.random.default_rng(200 + seed)
     for _ in range(10):

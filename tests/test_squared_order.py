@@ -55,6 +55,7 @@ def test_ordered_searches_equal_every_pair_and_the_given_order(monkeypatch, seed
             for per_row, few in ((0, 8), (0, 2), (10**9, 8)):  # the k-d tree (a ball listed
                 # past `few` targets within reach), then the search on sums
                 monkeypatch.setattr(squared, "SUMS_PER_ROW", per_row)
+                monkeypatch.setattr(squared, "TREE_IMPORT_PAIRS", 0)
                 monkeypatch.setattr(squared, "BALL_FEW", few)
                 got = (squared.squared_min(x, y),
                        squared.squared_ball_counts(x, y, radius, nearest=nearest),

@@ -107,6 +107,26 @@ scores(frame(100), frame(100), frame(100), frame(100), attacks=("gan_leaks", "mc
     assert not {"numba", "sklearn", "scipy.stats"} & _imported(code)
 
 
+def test_gan_leaks_first_call_stays_off_the_k_d_tree() -> None:
+    """Columns of similar spread (the sums bound little: well over SUMS_PER_ROW candidates a
+    query) but under TREE_IMPORT_PAIRS candidate pairs in all: the nearest distance stays on
+    the search on sums rather than importing scipy.spatial (about 0.2 CPU-s) for its tree."""
+    code = """
+import numpy as np, pandas as pd
+from capkit.distance import squared
+from capkit.membership_inference import scores
+rng = np.random.default_rng(0)
+frame = lambda n: pd.DataFrame(rng.random((n, 3)), columns=["x", "y", "z"])
+members, nonmembers, synthetic = frame(600), frame(600), frame(2500)
+x = np.concatenate([members.to_numpy(), nonmembers.to_numpy()])
+_, lo, hi = squared._window(x, squared._BySums(x, synthetic.to_numpy()), np.arange(len(x)))
+assert (hi - lo).mean() > squared.SUMS_PER_ROW, (hi - lo).mean()
+scores(members, nonmembers, synthetic, frame(600), attacks=("gan_leaks",),
+       compat="domias", overlap="allow")
+"""
+    assert "scipy.spatial" not in _imported(code)
+
+
 def _every_pair(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.vstack([block for _, _, block in _squared._squared_blocks(x, y)])
 

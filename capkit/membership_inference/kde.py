@@ -44,15 +44,24 @@ compiled loop, after factoring out each point's largest term.
 
 Cost. Fitting is O(n d^2 + n log n) (the covariance, the solve, the distinct rows).
 Evaluating m points is O(n' m' d) time and O((n + m) d) memory, n' and m' the distinct data
-rows and points: every term is computed, as in scipy. No exact method does less: the result is
-defined to the last bit by scipy's sum of every term in data order, and a term may be skipped
-only when it is exactly 0.0 (exp(-q/2) underflows for q above about 1490 in whitened units,
-about 10 standard deviations at Scott's bandwidth): under 1% of the pairs on Adult's numeric
-columns. The work is therefore the kernel sum scipy runs in C, one libm ``exp`` per pair
-(about 3 ns a call here), and no faster than that: on Adult's 5 numeric columns scipy takes
-about 6.5-7 ns a pair, the compiled loop 3.8 and the numpy path 6.5 (all of Adult, a third in
-each role, 1.06e9 pairs: scipy 6.6 CPU-s, capkit 4.0); 10 times scipy's speed would need a
-tenth of its exponentials. A caller with many records bounds the cost by evaluating the
+rows and points: every term is computed, as in scipy. No exact method does much less: the
+result is defined to the last bit by scipy's sum of every term in data order, and a term may be
+skipped only when adding it changes nothing: when it is exactly 0.0 (exp(-q/2) underflows for q
+above about 1490 in whitened units, about 10 standard deviations at Scott's bandwidth: under 1%
+of the pairs on Adult's numeric columns), or below half a unit in the last place of the sum
+so far (known from q alone, with a margin, before computing it). In data order the sum so far
+is small until the point's near records come, so on Adult's numeric columns (3,000 and 8,000
+records a role) 80% and 73% of the terms still change it; a compiled loop that skips the others
+(terms listed in chunks, branch-free) took 3.7-3.9 ns a pair against 3.5 for computing every
+one, and is not used. The work is therefore the kernel sum scipy runs in C, one libm ``exp``
+per pair (3.05 ns a call on an AMD EPYC, measured in a compiled loop; a vectorised ``exp``,
+numpy's own on AVX-512 for one, differs in the last bit on some arguments, and a copy of one C
+library's algorithm would tie the bits to that build), and no faster than that: on Adult's 5
+numeric columns scipy takes about 6.5-8 ns a pair (with its whitening and set-up), the
+compiled loop 3.5-3.8 and the numpy path 7 (all of Adult, a third in each role, 1.06e9 pairs:
+scipy 6.6 CPU-s, capkit 4.0). 10 times scipy's speed would need a tenth of its exponentials;
+with every fixed cost at zero the ratio is at most about 2.6 (7.85 ns against one ``exp``'s
+3.05 at 3,000 records a role). A caller with many records bounds the cost by evaluating the
 density at a seeded sample of the scored records, the density still fitted on every synthetic
 and reference record (:func:`capkit.membership_inference.scores`' ``score_sample``).
 """

@@ -174,3 +174,20 @@ def test_distinct_rows_is_unique_rows_of_the_bits():
         first, inverse = unique_rows(np.ascontiguousarray(matrix).view(np.int64))
         got_first, got_inverse = kde.distinct_rows(matrix)
         assert np.array_equal(got_first, first) and np.array_equal(got_inverse, inverse)
+
+
+def test_one_blas_thread_gives_the_threaded_floats():
+    """The fit and the points' whitening run their BLAS calls on one thread (kde's
+    _one_blas_thread): the covariance, Cholesky factor and triangular solves are those of
+    scipy's calls with the libraries' default threads, bit for bit, on inputs large enough
+    for OpenBLAS to split the work (20,000 records)."""
+    rng = np.random.default_rng(11)
+    data = rng.normal(size=(20_000, 5)) @ (rng.normal(size=(5, 5)) + 2 * np.eye(5))
+    points = rng.normal(size=(20_000, 5)) * 3
+    fitted = kde.fit(data)
+    reference = gaussian_kde(data.T)  # scipy, default threads
+    assert np.array_equal(fitted.cholesky, reference.cho_cov)
+    assert np.array_equal(fitted.whitened,
+                          linalg.solve_triangular(reference.cho_cov, data.T, lower=True).T)
+    assert np.array_equal(kde._scipy_points(fitted, points),
+                          linalg.solve_triangular(reference.cho_cov, points.T, lower=True).T)

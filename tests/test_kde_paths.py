@@ -176,14 +176,16 @@ def test_distinct_rows_is_unique_rows_of_the_bits():
         assert np.array_equal(got_first, first) and np.array_equal(got_inverse, inverse)
 
 
-def test_one_blas_thread_gives_the_threaded_floats():
-    """The fit and the points' whitening run their BLAS calls on one thread (kde's
-    _one_blas_thread): the covariance, Cholesky factor and triangular solves are those of
-    scipy's calls with the libraries' default threads, bit for bit, on inputs large enough
-    for OpenBLAS to split the work (20,000 records)."""
+@pytest.mark.parametrize("n, d", [(20_000, 5), (3_000, 70), (50_000, 12), (300, 130)])
+def test_one_blas_thread_gives_the_threaded_floats(n, d):
+    """The triangular solves of the data and the points run on one BLAS thread (kde's
+    _one_blas_thread), the covariance and its Cholesky factor on the libraries' threads: each
+    is, bit for bit, what scipy's calls give with the default threads, on inputs large enough
+    for OpenBLAS to split the work (the covariance on one thread differs at 3,000 x 70 and
+    50,000 x 12, the factor at 130 columns)."""
     rng = np.random.default_rng(11)
-    data = rng.normal(size=(20_000, 5)) @ (rng.normal(size=(5, 5)) + 2 * np.eye(5))
-    points = rng.normal(size=(20_000, 5)) * 3
+    data = rng.normal(size=(n, d)) @ (rng.normal(size=(d, d)) + 3 * np.eye(d))
+    points = rng.normal(size=(n, d)) * 3
     fitted = kde.fit(data)
     reference = gaussian_kde(data.T)  # scipy, default threads
     assert np.array_equal(fitted.cholesky, reference.cho_cov)

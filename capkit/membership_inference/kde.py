@@ -132,13 +132,14 @@ def _blas() -> ThreadpoolController:
 
 
 def _one_blas_thread():
-    """Context: the BLAS libraries limited to one thread for the fit's and the whitening's
-    small products and triangular solves (d x d against d x n). Each column of a triangular
-    solve and each entry of a product is computed alone whatever the threads (the work is
-    split between columns, never along a sum), so the floats are the same; with OpenBLAS's
-    default threads each such call cost about 5 ms of CPU in its waiting workers (4 solves
-    and 2 covariances per DOMIAS score: 0.07 CPU-s of 0.33 at 3,000 records), against 0.1 ms
-    on one thread."""
+    """Context: the BLAS libraries limited to one thread, for the triangular solves of the
+    data and the points (L^-1 x, d x d against d x n). Each right-hand side (a record) is
+    solved alone whatever the threads (OpenBLAS splits the records between them, never a
+    sum), so the floats are the same: tested against the threaded calls up to 130 columns and
+    200,000 records. The covariance and its Cholesky factor keep the libraries' threads: on
+    one thread their floats differ on some sizes (a product of 3,000 x 70, a factor of 130 x
+    130). With OpenBLAS's default threads each solve cost about 5 ms of CPU in its waiting
+    workers, against 0.1 ms on one thread."""
     return _blas().limit(limits=1, user_api="blas")
 
 
@@ -164,17 +165,18 @@ def fit(data: np.ndarray, *, name: str = "data") -> Kernel:
     # scipy's own call: numpy's power ufunc (it may run on vector registers, and then differs
     # in the last bit from the scalar ``**``)
     factor = np.power(n_eff, -1.0 / (d + 4))
+    # the covariance and its factor with the libraries' own threads, as scipy makes them (on
+    # one thread OpenBLAS's product and Cholesky factor differ in the last bit on some sizes)
+    covariance = np.atleast_2d(np.cov(data.T, rowvar=1, bias=False, aweights=weights))
+    try:
+        cho = linalg.cholesky(covariance, lower=True)
+    except linalg.LinAlgError:
+        raise CapkitError(
+            f"the covariance of {name} is singular (a constant column, or columns that are "
+            "linear combinations of others): the Gaussian density cannot be estimated") from None
+    cho = (cho * factor).astype(np.float64)
+    # scipy's gaussian_kernel_estimate whitens its data by this very call (data.T: d x n)
     with _one_blas_thread():
-        covariance = np.atleast_2d(np.cov(data.T, rowvar=1, bias=False, aweights=weights))
-        try:
-            cho = linalg.cholesky(covariance, lower=True)
-        except linalg.LinAlgError:
-            raise CapkitError(
-                f"the covariance of {name} is singular (a constant column, or columns that "
-                "are linear combinations of others): the Gaussian density cannot be "
-                "estimated") from None
-        cho = (cho * factor).astype(np.float64)
-        # scipy's gaussian_kernel_estimate whitens its data by this very call (data.T: d x n)
         whitened = np.ascontiguousarray(linalg.solve_triangular(cho, data.T, lower=True).T)
     log_norm = float(np.log((2 * np.pi) ** (-d / 2.0)) - np.sum(np.log(np.diag(cho))))
     norm = math.pow(2 * math.pi, -d / 2.0)

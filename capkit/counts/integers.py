@@ -128,11 +128,13 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
         k_type = types[1]
         k_all = np.empty(int(ends[-1]), dtype=k_type)
         _codes_into(values[n_t:], lows[n_t:], spans[n_t:], [k_all[part] for part in parts])
-        # numpy's take and bincount read intp indices: cast once here (faster than their own
-        # conversions of int32 indices)
-        k_index = k_all.astype(np.intp, copy=False)
+        # numpy's take and bincount read intp indices: the codes cast once into a buffer that
+        # later holds the cells' codes for the count too (fresh memory, whose page faults a
+        # loaded machine charges most for, taken once)
+        index = np.empty(len(k_all), dtype=np.intp)
+        np.copyto(index, k_all)
         in_k = np.zeros(k_cells, dtype=bool)  # the keys of some record, in any frame
-        in_k[k_index] = True
+        in_k[index] = True
         used_k = np.flatnonzero(in_k)
         n_keys = len(used_k)
         cells = t_cells * n_keys
@@ -140,36 +142,42 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
             # frame f's cell (i, j) is i * n_keys + j + f * cells: one count, every table
             joint = (np.int32 if k_type is np.int32 and types[0] is np.int32
                      and n_f * cells <= _int_max(np.int32) else np.int64)
-            # each raw key's rank among the keys used (a key of no record is never read)
+            # each raw key's rank among the keys used (a key of no record is never read),
+            # written over the keys' codes where the types agree
             ranks = np.cumsum(in_k, dtype=joint)
             ranks -= 1
-            code_all = np.take(ranks, k_index, mode="clip")
-            del k_index
-            # the targets' codes written over the keys' (no longer needed) where types agree
-            t_all = k_all if k_type is joint else np.empty(len(code_all), dtype=joint)
+            code_all = k_all if k_type is joint else np.empty(len(k_all), dtype=joint)
+            np.take(ranks, index, out=code_all, mode="clip")
             del k_all
+            # the targets' codes in the buffer's memory (free until the count)
+            t_all = index.view(np.int32)[:len(code_all)] if joint is np.int32 else index
             _codes_into(values[:n_t], lows[:n_t], spans[:n_t], [t_all[part] for part in parts])
             t_all *= n_keys
             for f in range(1, n_f):
                 t_all[parts[f]] += f * cells
             code_all += t_all
             del t_all
-            counts = np.bincount(code_all.astype(np.intp, copy=False), minlength=n_f * cells)
+            if index.dtype != code_all.dtype:
+                np.copyto(index, code_all)
+            counts = np.bincount(code_all if index.dtype == code_all.dtype else index,
+                                 minlength=n_f * cells)
             raw_tables = [counts[f * cells:(f + 1) * cells].reshape(t_cells, n_keys)
                           for f in range(n_f)]
             t_grids = [table.sum(axis=1) for table in raw_tables]
             # each frame's key grid: its table's column sums (a sum over cells, not another
-            # pass over the records), zero for the keys of no record
-            k_grids = []
-            for table in raw_tables:
-                grid = np.zeros(k_cells, dtype=np.int64)
-                grid[used_k] = table.sum(axis=0)
-                k_grids.append(grid)
+            # pass over the records), zero for the keys of no record; in the buffer's memory
+            # when it is large enough
+            k_grids = (index[:n_f * k_cells] if len(index) >= n_f * k_cells
+                       else np.empty(n_f * k_cells, dtype=np.intp)).reshape(n_f, k_cells)
+            del index
+            k_grids[:] = 0
+            for f, table in enumerate(raw_tables):
+                k_grids[f, used_k] = table.sum(axis=0)
             codes = [code_all[part] for part in parts]
             offsets = [f * cells for f in range(n_f)]
         else:
-            k_grids = [np.bincount(k_index[part], minlength=k_cells) for part in parts]
-            del k_index
+            k_grids = [np.bincount(index[part], minlength=k_cells) for part in parts]
+            del index
             k_raw = [k_all[part] for part in parts]
             remap_k = None if n_keys == k_cells else _remap(used_k, k_cells, np.int32)
             joint = (np.int32 if types[0] is np.int32 and cells <= np.iinfo(np.int32).max

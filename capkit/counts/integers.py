@@ -14,11 +14,15 @@ every frame's key codes sit in one array; the keys of some record are marked (a 
 table of booleans), the array is rewritten into the records' cells, frame f's shifted by f
 tables, and one ``numpy.bincount`` gives every frame's table (views of one count); each frame's
 key grid is its table's column sums, a sum over cells instead of another count of the
-records. Fresh memory touched once per call instead of once per frame and step is what a loaded
-machine charges most for (its page faults: about 2,000 a call on two frames of a million
-records against 7,500 before). The work is a handful of passes over the
-records, about what a bare ``numpy.bincount`` of the same mixed-radix codes costs, instead of
-coding each column and then each combination record by record: O(n + cells) time and memory.
+records. numpy's gather and count read intp indices; one intp buffer per call holds the keys'
+codes for the gather, then the targets' codes, the cells' codes for the count, and the key
+grids. Fresh memory is what a loaded machine charges most for (its page faults): besides the
+tables themselves, each call allocates the key codes (kept: the records' cells are read from
+them) and that buffer, 40-550 page faults a call on two frames of a million records against
+about 2,000 for separate arrays and 7,500 for arrays per frame and step. The work is a handful
+of passes over the records, about what a bare ``numpy.bincount`` of the same mixed-radix codes
+costs, instead of coding each column and then each combination record by record: O(n + cells)
+time and memory.
 
 Every record's cell (its target and key codes) and the labels are made only when asked for
 (:class:`capkit.counts.table.KeyTargetTable` makes them on first read): the average CAP never

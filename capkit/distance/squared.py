@@ -27,6 +27,11 @@ random order each query started in another part of memory, and once the data out
 processor's caches (a few hundred thousand records) that made these searches grow as
 n^1.3-1.7 on a noisy bootstrap of Adult.
 
+The k-d tree is split at the sliding midpoint (:func:`kd_tree`), which on those data visits
+fewer nodes a search than the median split; timed with every node a block of queries touches
+in the processor's caches, the cost of a search grows with m alike, so what remains of the
+growth is that work, not memory.
+
 Cost: sorting the targets and the queries by sum, ``(n + m) log m``, then per query a tree
 search (about log m) and the targets within reach: one or a few on data whose records are
 distinct. Worst case: when most records are copies of a few (a bootstrap without noise), every

@@ -114,9 +114,9 @@ def test_two_grids_equal_the_general_path(monkeypatch):
 @pytest.mark.parametrize("dtype", ["int16", "int32", "int64"])
 @pytest.mark.parametrize("shifted", [None, "cells", "keys"])
 def test_two_grids_frame_shifts_in_every_type(dtype, shifted, monkeypatch):
-    """The two-grid path shifts each frame's keys by f x key grid and cells by f x table: in
-    int32 while the shifted codes fit (INT32_SHIFTED), else int64 (the cells alone, or the
-    keys too), two or three frames, a target value unused: the general path's answers."""
+    """The two-grid path shifts each frame's cells by f x table: in int32 while the shifted
+    codes fit (INT32_SHIFTED), else int64 (the keys, never shifted, keep the columns' type),
+    two or three frames, a target value unused: the general path's answers."""
     rng = np.random.default_rng(len(dtype))
     values = np.setdiff1d(np.arange(0, 200, 4), [8])  # 49 values over 197
     def draw(n: int) -> pd.DataFrame:  # 100 x 10 keys, a target of 49 values spanning 197
@@ -125,9 +125,9 @@ def test_two_grids_frame_shifts_in_every_type(dtype, shifted, monkeypatch):
     original, synthetic, holdout = draw(400), draw(300), draw(100)
     k_cells = 100 * 10
     with monkeypatch.context() as m:
-        if shifted == "cells":  # the keys' shifts fit, not the cells' (frames x 197 x keys)
+        if shifted == "cells":  # frames x keys would fit, not the cells (frames x 197 x keys)
             m.setattr(integers, "INT32_SHIFTED", 3 * k_cells)
-        elif shifted == "keys":
+        elif shifted == "keys":  # not even frames x keys
             m.setattr(integers, "INT32_SHIFTED", k_cells)
         coded = []
         m.setattr(integers, "_codes_into", lambda *a: coded.append(a[3][0].dtype) or
@@ -136,8 +136,7 @@ def test_two_grids_frame_shifts_in_every_type(dtype, shifted, monkeypatch):
             coded.clear()
             _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t", **extra))
             wide = dtype == "int64" or shifted is not None
-            assert coded[0] == (np.int64 if dtype == "int64" or shifted == "keys"
-                                else np.int32)  # the keys' type
+            assert coded[0] == (np.int64 if dtype == "int64" else np.int32)  # the keys' type
             assert coded[1] == (np.int64 if wide else np.int32)  # the cells' type
 
 
@@ -178,8 +177,9 @@ def test_codes_near_the_type_limits(dtype, base, monkeypatch):
 @pytest.mark.parametrize("keys_int64", [False, True])
 def test_wide_target_span_ranks_targets_first(monkeypatch, keys_int64):
     """A target of few values over a wide span (raw targets x keys far more cells than
-    records): its values are ranked before the records' cell codes are made; with the keys'
-    frame shifts past INT32_SHIFTED too (int64 key codes, int32 cells)."""
+    records): its values are ranked before the records' cell codes are made; with
+    INT32_SHIFTED lowered below frames x keys too (the keys are never frame-shifted: their
+    codes stay int32)."""
     if keys_int64:
         monkeypatch.setattr(integers, "INT32_SHIFTED", 300 * 200)
     rng = np.random.default_rng(8)
@@ -192,8 +192,7 @@ def test_wide_target_span_ranks_targets_first(monkeypatch, keys_int64):
         m.setattr(integers, "_joint", lambda *a: ranked.append((a[2] is not None, a[1].dtype))
                   or _joint(*a))
         integers.integer_counts([original, synthetic], ["a", "b"], ["t"])
-    key_type = np.int64 if keys_int64 else np.int32
-    assert ranked == [(True, key_type), (True, key_type)]
+    assert ranked == [(True, np.int32), (True, np.int32)]
     for extra in ({}, {"holdout": holdout}, {"sparse_output": True}):
         _same(*_both(monkeypatch, original, synthetic, ["a", "b"], "t",
                      allow_disjoint_levels=True, **extra))

@@ -9,14 +9,20 @@ mixed radix, the first target column most significant, then the keys); each colu
 counts, the combinations present and the target x key table of each frame are read from it.
 When that grid would hold more cells than there are records, the keys get a grid of their own,
 and each record's (raw target, key) code is counted once more on the targets x keys table
-itself (whose row sums are the targets' grid). Then every frame's codes sit in one array, frame
-f's shifted by f times its grid (or its table): one ``numpy.bincount`` gives every frame's key
-grid, the same array is rewritten into the records' cells, and one more gives every frame's
-table (views of one count). Fresh memory touched once per call instead of once per frame and
-step is what a loaded machine charges most for (its page faults: about 2,000 a call on two
-frames of a million records against 7,500 before). The work is a handful of passes over the
-records, about what a bare ``numpy.bincount`` of the same mixed-radix codes costs, instead of
-coding each column and then each combination record by record: O(n + cells) time and memory.
+itself (whose row sums are the targets' grid and whose column sums are the keys' grid). Then
+every frame's key codes sit in one array; the keys of some record are marked (a scatter into a
+table of booleans), the array is rewritten into the records' cells, frame f's shifted by f
+tables, and one ``numpy.bincount`` gives every frame's table (views of one count); each frame's
+key grid is its table's column sums, a sum over cells instead of another count of the
+records. numpy's gather and count read intp indices; one intp buffer per call holds the keys'
+codes for the gather, then the targets' codes, the cells' codes for the count, and the key
+grids. Fresh memory is what a loaded machine charges most for (its page faults): besides the
+tables themselves, each call allocates the key codes (kept: the records' cells are read from
+them) and that buffer, 40-550 page faults a call on two frames of a million records against
+about 2,000 for separate arrays and 7,500 for arrays per frame and step. The work is a handful
+of passes over the records, about what a bare ``numpy.bincount`` of the same mixed-radix codes
+costs, instead of coding each column and then each combination record by record: O(n + cells)
+time and memory.
 
 Every record's cell (its target and key codes) and the labels are made only when asked for
 (:class:`capkit.counts.table.KeyTargetTable` makes them on first read): the average CAP never
@@ -119,19 +125,20 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
         flat = _total(grids).reshape(t_cells, k_cells)
         in_t, in_k = flat.any(axis=1), flat.any(axis=0)
     else:  # the keys' grid; each record's (raw target, key) code counted on a targets x keys
-        # every frame's key combinations in one array, frame f's shifted by f * k_cells: one
-        # count gives every frame's grid, and the array becomes the joint codes in place
+        # every frame's key combinations in one array, which becomes the joint codes in place
         n_f = len(frames)
         ends = np.cumsum([0, *(len(v) for v in values[0])])
         parts = [slice(int(ends[f]), int(ends[f + 1])) for f in range(n_f)]
-        k_type = types[1] if n_f * k_cells <= _int_max(types[1]) else np.int64
+        k_type = types[1]
         k_all = np.empty(int(ends[-1]), dtype=k_type)
         _codes_into(values[n_t:], lows[n_t:], spans[n_t:], [k_all[part] for part in parts])
-        for f in range(1, n_f):
-            k_all[parts[f]] += f * k_cells
-        k_counts = np.bincount(k_all, minlength=n_f * k_cells)
-        k_grids = [k_counts[f * k_cells:(f + 1) * k_cells] for f in range(n_f)]
-        in_k = _total(k_grids) > 0
+        # numpy's take and bincount read intp indices: the codes cast once into a buffer that
+        # later holds the cells' codes for the count too (fresh memory, whose page faults a
+        # loaded machine charges most for, taken once)
+        index = np.empty(len(k_all), dtype=np.intp)
+        np.copyto(index, k_all)
+        in_k = np.zeros(k_cells, dtype=bool)  # the keys of some record, in any frame
+        in_k[index] = True
         used_k = np.flatnonzero(in_k)
         n_keys = len(used_k)
         cells = t_cells * n_keys
@@ -139,27 +146,42 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
             # frame f's cell (i, j) is i * n_keys + j + f * cells: one count, every table
             joint = (np.int32 if k_type is np.int32 and types[0] is np.int32
                      and n_f * cells <= _int_max(np.int32) else np.int64)
-            remap = np.full(n_f * k_cells, -1, dtype=joint)
-            ranks = np.arange(n_keys, dtype=joint)
-            for f in range(n_f):
-                remap[f * k_cells + used_k] = ranks + f * cells
-            code_all = np.take(remap, k_all, mode="clip")
-            # the targets' codes written over the keys' (no longer needed) where types agree
-            t_all = k_all if k_type is joint else np.empty(len(code_all), dtype=joint)
+            # each raw key's rank among the keys used (a key of no record is never read),
+            # written over the keys' codes where the types agree
+            ranks = np.cumsum(in_k, dtype=joint)
+            ranks -= 1
+            code_all = k_all if k_type is joint else np.empty(len(k_all), dtype=joint)
+            np.take(ranks, index, out=code_all, mode="clip")
             del k_all
+            # the targets' codes in the buffer's memory (free until the count)
+            t_all = index.view(np.int32)[:len(code_all)] if joint is np.int32 else index
             _codes_into(values[:n_t], lows[:n_t], spans[:n_t], [t_all[part] for part in parts])
             t_all *= n_keys
+            for f in range(1, n_f):
+                t_all[parts[f]] += f * cells
             code_all += t_all
             del t_all
-            counts = np.bincount(code_all, minlength=n_f * cells)
+            if index.dtype != code_all.dtype:
+                np.copyto(index, code_all)
+            counts = np.bincount(code_all if index.dtype == code_all.dtype else index,
+                                 minlength=n_f * cells)
             raw_tables = [counts[f * cells:(f + 1) * cells].reshape(t_cells, n_keys)
                           for f in range(n_f)]
             t_grids = [table.sum(axis=1) for table in raw_tables]
+            # each frame's key grid: its table's column sums (a sum over cells, not another
+            # pass over the records), zero for the keys of no record; in the buffer's memory
+            # when it is large enough
+            k_grids = (index[:n_f * k_cells] if len(index) >= n_f * k_cells
+                       else np.empty(n_f * k_cells, dtype=np.intp)).reshape(n_f, k_cells)
+            del index
+            k_grids[:] = 0
+            for f, table in enumerate(raw_tables):
+                k_grids[f, used_k] = table.sum(axis=0)
             codes = [code_all[part] for part in parts]
             offsets = [f * cells for f in range(n_f)]
         else:
-            for f in range(1, n_f):
-                k_all[parts[f]] -= f * k_cells
+            k_grids = [np.bincount(index[part], minlength=k_cells) for part in parts]
+            del index
             k_raw = [k_all[part] for part in parts]
             remap_k = None if n_keys == k_cells else _remap(used_k, k_cells, np.int32)
             joint = (np.int32 if types[0] is np.int32 and cells <= np.iinfo(np.int32).max
@@ -209,8 +231,8 @@ def integer_counts(frames: Sequence[pd.DataFrame], key_cols: list[str], target_c
                          target_labels, key_labels)
 
 
-#: The largest frame-shifted code (every frame's keys, or cells, one after another) held in
-#: int32; tests lower it to take the int64 paths.
+#: The largest frame-shifted code (every frame's cells one after another) held in int32; tests
+#: lower it to take the int64 paths.
 INT32_SHIFTED = int(np.iinfo(np.int32).max)
 
 

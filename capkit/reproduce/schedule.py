@@ -7,6 +7,11 @@ so the run ends close to ``max(longest notebook, total / jobs)``. A notebook's e
 its last recorded one (``build/reproduce-times.json``), else the hint ``seconds`` of its
 experiment file; notebooks with neither start last. The order changes no result: each
 notebook reads its own inputs and writes its own claims and figures.
+
+Before the notebooks, the warm-ups of the numba kernels the run's notebooks share
+(:mod:`capkit.reproduce.precompile`) run on the same workers, longest first, and every notebook
+starts once they have all ended: each shared kernel is compiled once, not once per notebook
+that happens to need it at the same time as another.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENGINE", "Outcome", "Task", "execute", "load_times", "longest_first", "run_tasks",
-           "save_times"]
+__all__ = ["ENGINE", "Outcome", "Task", "Warmed", "execute", "load_times", "longest_first",
+           "run_tasks", "save_times", "warm"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,32 @@ class Outcome:
     ename: str | None = None
     error: str | None = None
     exception: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class Warmed:
+    """How the warm-up of one family of kernels ended: wall and CPU seconds, and the text of
+    the error it raised, if any (a failed warm-up stops nothing: the notebooks then compile
+    what they need themselves)."""
+
+    name: str
+    seconds: float
+    cpu: float
+    error: str | None = None
+
+
+def warm(name: str) -> Warmed:
+    """Run the warm-up of kernel family ``name`` (:func:`capkit.reproduce.precompile.warm`)
+    in this process."""
+    from capkit.reproduce import precompile
+
+    start, cpu = time.perf_counter(), time.process_time()
+    error = None
+    try:
+        precompile.warm(name)
+    except Exception as exc:  # noqa: BLE001 - reported, never fatal: only a speed-up
+        error = f"{type(exc).__name__}: {exc}"
+    return Warmed(name, time.perf_counter() - start, time.process_time() - cpu, error)
 
 
 def _kernel_manager_logging_to(log: Path, killed: list[float] | None = None) -> type:
@@ -169,20 +200,33 @@ def longest_first(names: Sequence[str], expected: dict[str, float]) -> list[str]
 
 
 def run_tasks(tasks: Iterable[Task], jobs: int,
-              on_done: Callable[[Outcome], bool]) -> None:
+              on_done: Callable[[Outcome], bool], warmups: Sequence[str] = (),
+              on_warm: Callable[[Warmed], None] | None = None) -> None:
     """Execute ``tasks`` in the order given, ``jobs`` at a time, calling ``on_done`` with each
     outcome as it ends (in the calling process). ``on_done`` returns False to stop: no further
     task starts, and those running are let finish (their outcomes are still handed over).
 
-    ``jobs == 1`` runs every task in this process; more start that many worker processes
+    The kernel families ``warmups`` (:func:`warm`) run first, in that order, on the same
+    workers, each once; the first task starts when they have all ended (``on_warm`` is called
+    with each as it ends).
+
+    ``jobs == 1`` runs everything in this process; more start that many worker processes
     (spawned: no state of this process is shared with them)."""
     queue = list(tasks)
     if jobs <= 1:
+        for name in warmups:
+            warmed = warm(name)
+            if on_warm is not None:
+                on_warm(warmed)
         for task in queue:
             if not on_done(execute(task)):
                 return
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        for future in [pool.submit(warm, name) for name in warmups]:  # all before any task
+            warmed = future.result()
+            if on_warm is not None:
+                on_warm(warmed)
         running: set[Future[Outcome]] = set()
         going = True
         while queue or running:

@@ -50,11 +50,11 @@ def test_a_failed_warm_up_is_reported_and_stops_nothing(monkeypatch):
     assert warmed[0].error == "ValueError: no compiler"
 
 
-def test_two_workers_share_the_warm_ups_before_the_first_notebook():
+def test_two_workers_run_the_warm_ups_in_worker_processes():
     warmed: list[schedule.Warmed] = []
     schedule.run_tasks([], 2, lambda o: True, warmups=["mixed", "rpart"],
                        on_warm=warmed.append)
-    assert [(w.name, w.error) for w in warmed] == [("mixed", None), ("rpart", None)]
+    assert sorted((w.name, w.error) for w in warmed) == [("mixed", None), ("rpart", None)]
 
 
 def test_only_the_families_the_notebooks_to_run_declare_longest_first():
@@ -151,3 +151,35 @@ def test_after_the_mixed_warm_up_the_k_nearest_compile_nothing_more():
         mixed_knn.nearest(data, 3, on_band=on_band)
     assert sum(bands) > 0
     assert _new(warmed, _signatures(_mixed_kernel)) == {}
+
+
+
+def test_a_notebook_waits_only_for_the_families_it_declares():
+    x = schedule.Task("x", "x.ipynb", "", {}, ".", "", ("mixed",))
+    y = schedule.Task("y", "y.ipynb", "", {}, ".", "", ("rpart",))
+    z = schedule.Task("z", "z.ipynb", "", {}, ".", "", ())
+    assert schedule.first_ready([x, y, z], {"mixed", "rpart"}) is z
+    assert schedule.first_ready([x, y], {"mixed"}) is y
+    assert schedule.first_ready([x, y], {"mixed", "rpart"}) is None
+    assert schedule.first_ready([x, y], set()) is x
+    assert schedule.first_ready([], set()) is None
+
+
+def test_two_jobs_warm_up_then_run_the_notebooks(tmp_path):
+    """The command with --jobs 2 on notebooks declaring a family: its warm-up's line first,
+    then every notebook's, and the warm-up's CPU in the total line."""
+    from click.testing import CliRunner
+    from test_reproduce_schedule import _project
+
+    from capkit.cli.main import main
+
+    _project(tmp_path)
+    for path in (tmp_path / "experiments").glob("*.yaml"):
+        path.write_text(path.read_text() + "kernels: [rpart]\n")
+    result = CliRunner().invoke(main, ["reproduce", "--jobs", "2", "--no-cache",
+                                       "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("kernels rpart") and "compiled once" in lines[0]
+    assert sum(" 1/1 claims as declared" in line for line in lines) == 2
+    assert "shared kernels compiled once: cpu" in result.output

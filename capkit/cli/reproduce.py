@@ -72,7 +72,7 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path, jobs: int,
     click.echo(f"total {time.perf_counter() - start:.1f} s for {cpu['notebooks']} "
                f"notebooks with {jobs} job{'s' if jobs > 1 else ''} (kernels' cpu "
                f"{cpu['total']:.1f} s; {cpu['cached']} from the cache"
-               + (f"; kernels compiled before them: cpu {cpu['warm']:.1f} s" if cpu["warm"]
+               + (f"; shared kernels compiled once: cpu {cpu['warm']:.1f} s" if cpu["warm"]
                   else "") + ")", err=True)
     if store:
         return

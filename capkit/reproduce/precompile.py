@@ -1,4 +1,4 @@
-"""Compile the numba kernels several notebooks share once, before the notebooks start.
+"""Compile the numba kernels several notebooks share once, before the notebooks need them.
 
 numba compiles a kernel on its first call in a process and keeps it in its on-disk cache
 (``__pycache__`` beside the kernel's source), where later processes load it. In a fresh clone
@@ -8,8 +8,10 @@ in their first seconds, and the custodian's report, the records at risk and thei
 second processes (:mod:`capkit.processes`) each compile the same mixed-distance kernels. So
 ``capkit reproduce --jobs N`` first runs one warm-up per *family* of kernels the experiments
 to be run declare (``kernels:`` in ``experiments/*.yaml``), the families divided over the jobs
-(longest first), and starts the notebooks once every warm-up has ended: each kernel is then
-compiled once in the run and loaded from the cache by every notebook.
+(longest first), and starts each notebook once the families it declares have been compiled
+(a worker done with its warm-ups starts a notebook needing only those while the other still
+compiles): each kernel is then compiled once in the run and loaded from the cache by every
+notebook.
 
 A warm-up calls the same functions the measures call (the same Python wrappers, so the same
 argument types and hence the same compiled signature, which numba's cache is keyed by) on a

@@ -186,7 +186,8 @@ def run(
     on_warm
         Called with each :class:`capkit.reproduce.schedule.Warmed` record: with more than one
         job, the numba kernel families the notebooks to be run declare (``kernels:``) are
-        compiled once before they start (:mod:`capkit.reproduce.precompile`).
+        compiled once, each notebook starting when its families have been
+        (:mod:`capkit.reproduce.precompile`).
 
     Returns
     -------
@@ -260,7 +261,7 @@ def run(
         staging.mkdir(parents=True)
         tasks[exp.name] = schedule.Task(
             exp.name, str(exp.notebook), str(output), parameters, str(exp.notebook.parent),
-            str(executed / f"{exp.name}.kernel.log"))
+            str(executed / f"{exp.name}.kernel.log"), exp.kernels)
 
     expected = {e.name: e.seconds for e in experiments if e.seconds is not None}
     expected.update(schedule.load_times(root, quick))

@@ -9,9 +9,9 @@ experiment file; notebooks with neither start last. The order changes no result:
 notebook reads its own inputs and writes its own claims and figures.
 
 Before the notebooks, the warm-ups of the numba kernels the run's notebooks share
-(:mod:`capkit.reproduce.precompile`) run on the same workers, longest first, and every notebook
-starts once they have all ended: each shared kernel is compiled once, not once per notebook
-that happens to need it at the same time as another.
+(:mod:`capkit.reproduce.precompile`) run on the same workers, longest first, and a notebook
+starts once the families it declares have been compiled: each shared kernel is compiled once,
+not once per notebook that happens to need it at the same time as another.
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENGINE", "Outcome", "Task", "Warmed", "execute", "load_times", "longest_first",
-           "run_tasks", "save_times", "warm"]
+__all__ = ["ENGINE", "Outcome", "Task", "Warmed", "execute", "first_ready", "load_times",
+           "longest_first", "run_tasks", "save_times", "warm"]
 
 
 @dataclass(frozen=True)
 class Task:
-    """One notebook to execute: papermill's input, output, parameters and working folder."""
+    """One notebook to execute: papermill's input, output, parameters and working folder, and
+    the kernel families (:mod:`capkit.reproduce.precompile`) it waits for when they are warmed
+    up in the same run."""
 
     name: str
     notebook: str
@@ -40,6 +42,7 @@ class Task:
     parameters: dict[str, Any]
     cwd: str
     kernel_log: str
+    kernels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,12 @@ def longest_first(names: Sequence[str], expected: dict[str, float]) -> list[str]
     return known + [n for n in names if n not in expected]
 
 
+def first_ready(queue: Sequence[Task], pending: set[str]) -> Task | None:
+    """The first task of ``queue`` none of whose kernel families is in ``pending`` (being
+    warmed up), or None."""
+    return next((t for t in queue if not pending.intersection(t.kernels)), None)
+
+
 def run_tasks(tasks: Iterable[Task], jobs: int,
               on_done: Callable[[Outcome], bool], warmups: Sequence[str] = (),
               on_warm: Callable[[Warmed], None] | None = None) -> None:
@@ -207,8 +216,11 @@ def run_tasks(tasks: Iterable[Task], jobs: int,
     task starts, and those running are let finish (their outcomes are still handed over).
 
     The kernel families ``warmups`` (:func:`warm`) run first, in that order, on the same
-    workers, each once; the first task starts when they have all ended (``on_warm`` is called
-    with each as it ends).
+    workers, each once (``on_warm`` is called with each as it ends). A task starts on a free
+    worker once every family of its ``kernels`` that is warmed up in this run has ended: the
+    first task in the order given that may start does (a worker that has finished its warm-ups
+    starts a notebook needing only those while the other still compiles; the notebook never
+    compiles a family being compiled elsewhere).
 
     ``jobs == 1`` runs everything in this process; more start that many worker processes
     (spawned: no state of this process is shared with them)."""
@@ -222,21 +234,31 @@ def run_tasks(tasks: Iterable[Task], jobs: int,
             if not on_done(execute(task)):
                 return
         return
+    pending = set(warmups)  # families warmed up in this run and not ended yet
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        for future in [pool.submit(warm, name) for name in warmups]:  # all before any task
-            warmed = future.result()
-            if on_warm is not None:
-                on_warm(warmed)
-        running: set[Future[Outcome]] = set()
+        running: set[Future[Any]] = set()
+        warming = list(warmups)
         going = True
-        while queue or running:
-            while going and queue and len(running) < jobs:
-                running.add(pool.submit(_execute_in_worker, queue.pop(0)))
+        while queue or running or warming:
+            while len(running) < jobs and warming:
+                running.add(pool.submit(warm, warming.pop(0)))
+            while going and len(running) < jobs:
+                task = first_ready(queue, pending)
+                if task is None:
+                    break
+                queue.remove(task)
+                running.add(pool.submit(_execute_in_worker, task))
             if not running:
                 break
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                going = on_done(future.result()) and going
+                result = future.result()
+                if isinstance(result, Warmed):
+                    pending.discard(result.name)
+                    if on_warm is not None:
+                        on_warm(result)
+                else:
+                    going = on_done(result) and going
             if not going:
                 queue.clear()
 

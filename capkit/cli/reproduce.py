@@ -33,8 +33,9 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path, jobs: int,
 
     Prints one line per notebook to stderr as it ends: its name, the seconds it took (with the
     CPU seconds of its kernel, or the run it came from when cached), its claims reproduced,
-    and at the end the total. A --quick run writes its figures and ledger under build/quick/
-    instead of figures/.
+    and at the end the total. With --jobs 2 or more, a line first for each family of numba
+    kernels the notebooks share, compiled once before the notebooks needing it start. A
+    --quick run writes its figures and ledger under build/quick/ instead of figures/.
     """
     from capkit import reproduce as reproduce_mod  # here, not for --help
 

@@ -44,7 +44,8 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path, jobs: int,
 
     def warmed(w: Any) -> None:
         cpu["warm"] += w.cpu
-        how = f"failed ({w.error}): the notebooks compile it" if w.error else "compiled once"
+        how = (f"failed ({w.error}): the notebooks compile it" if w.error
+               else "compiled or loaded once")
         click.echo(f"{'kernels ' + w.name:<24} {w.seconds:6.1f} s  {how}  [cpu {w.cpu:.1f} s]",
                    err=True)
 

@@ -50,13 +50,6 @@ def test_a_failed_warm_up_is_reported_and_stops_nothing(monkeypatch):
     assert warmed[0].error == "ValueError: no compiler"
 
 
-def test_two_workers_run_the_warm_ups_in_worker_processes():
-    warmed: list[schedule.Warmed] = []
-    schedule.run_tasks([], 2, lambda o: True, warmups=["mixed", "rpart"],
-                       on_warm=warmed.append)
-    assert sorted((w.name, w.error) for w in warmed) == [("mixed", None), ("rpart", None)]
-
-
 def test_only_the_families_the_notebooks_to_run_declare_longest_first():
     def exp(name: str, kernels: tuple[str, ...]) -> runner.Experiment:
         return runner.Experiment(name, Path(f"{name}.ipynb"), kernels=kernels)
@@ -166,8 +159,8 @@ def test_a_notebook_waits_only_for_the_families_it_declares():
 
 
 def test_two_jobs_warm_up_then_run_the_notebooks(tmp_path):
-    """The command with --jobs 2 on notebooks declaring a family: its warm-up's line first,
-    then every notebook's, and the warm-up's CPU in the total line."""
+    """The command with --jobs 2 on notebooks declaring a family: its warm-up (in a worker
+    process) and its line first, then every notebook's, and the warm-up's CPU in the total."""
     from click.testing import CliRunner
     from test_reproduce_schedule import _project
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -32,13 +33,21 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path, jobs: int,
 
     Prints one line per notebook to stderr as it ends: its name, the seconds it took (with the
     CPU seconds of its kernel, or the run it came from when cached), its claims reproduced,
-    and at the end the total. A --quick run writes its figures and ledger under build/quick/
-    instead of figures/.
+    and at the end the total. With --jobs 2 or more, a line first for each family of numba
+    kernels the notebooks share, compiled once before the notebooks needing it start. A
+    --quick run writes its figures and ledger under build/quick/ instead of figures/.
     """
     from capkit import reproduce as reproduce_mod  # here, not for --help
 
     start = time.perf_counter()
-    cpu = {"total": 0.0, "cached": 0, "notebooks": 0}
+    cpu = {"total": 0.0, "cached": 0, "notebooks": 0, "warm": 0.0}
+
+    def warmed(w: Any) -> None:
+        cpu["warm"] += w.cpu
+        how = (f"failed ({w.error}): the notebooks compile it" if w.error
+               else "compiled or loaded once")
+        click.echo(f"{'kernels ' + w.name:<24} {w.seconds:6.1f} s  {how}  [cpu {w.cpu:.1f} s]",
+                   err=True)
 
     def line(exp: reproduce_mod.Experiment, end: reproduce_mod.Finished) -> None:
         cpu["notebooks"] += 1
@@ -58,12 +67,15 @@ def reproduce(quick: bool, only: str | None, store: bool, root: Path, jobs: int,
 
     try:
         ledgers = reproduce_mod.run(root.resolve(), quick=quick, only=only, store=store,
-                                    jobs=jobs, cache=not no_cache, on_notebook=line)
+                                    jobs=jobs, cache=not no_cache, on_notebook=line,
+                                    on_warm=warmed)
     except CapkitError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"total {time.perf_counter() - start:.1f} s for {cpu['notebooks']} "
                f"notebooks with {jobs} job{'s' if jobs > 1 else ''} (kernels' cpu "
-               f"{cpu['total']:.1f} s; {cpu['cached']} from the cache)", err=True)
+               f"{cpu['total']:.1f} s; {cpu['cached']} from the cache"
+               + (f"; shared kernels compiled once: cpu {cpu['warm']:.1f} s" if cpu["warm"]
+                  else "") + ")", err=True)
     if store:
         return
     failed = [f"{lg.name}: {text}" for lg in ledgers for text in lg.failures()]

@@ -9,6 +9,7 @@ An experiment is a YAML file in ``experiments/``::
     quick_parameters: {}      # --quick (smaller, for a fast check)
     outputs: []               # figures the notebook must write (stems)
     seconds: 60               # optional: the full run's seconds, to start the longest first
+    kernels: [rpart]          # optional: numba kernel families it shares with other notebooks
 
 A quick run (``--quick``) writes its figures and ledger under ``build/quick/`` instead, so the
 tracked ``figures/`` and ``figures/claims.md`` only ever hold full runs.
@@ -46,6 +47,7 @@ class Experiment:
     quick_parameters: dict[str, Any] = field(default_factory=dict)
     outputs: tuple[str, ...] = ()
     seconds: float | None = None
+    kernels: tuple[str, ...] = ()
 
 
 def load_experiments(root: Path) -> list[Experiment]:
@@ -65,6 +67,7 @@ def load_experiments(root: Path) -> list[Experiment]:
             quick_parameters=spec.get("quick_parameters") or {},
             outputs=tuple(spec.get("outputs") or ()),
             seconds=float(spec["seconds"]) if spec.get("seconds") is not None else None,
+            kernels=tuple(spec.get("kernels") or ()),
         ))
     return sorted(found, key=lambda e: e.notebook.name)
 
@@ -153,6 +156,7 @@ def run(
     jobs: int = 1,
     cache: bool = True,
     on_notebook: Progress | None = None,
+    on_warm: Callable[[Any], None] | None = None,
 ) -> list[claims_mod.Ledger]:
     """Execute the experiments and write the claims ledger.
 
@@ -179,6 +183,11 @@ def run(
         Called after each notebook with the experiment and its :class:`Finished` record: the
         command prints one line per notebook from it. The kernels' own messages go to
         ``build/executed/<name>.kernel.log``.
+    on_warm
+        Called with each :class:`capkit.reproduce.schedule.Warmed` record: with more than one
+        job, the numba kernel families the notebooks to be run declare (``kernels:``) are
+        compiled once, each notebook starting when its families have been
+        (:mod:`capkit.reproduce.precompile`).
 
     Returns
     -------
@@ -252,7 +261,7 @@ def run(
         staging.mkdir(parents=True)
         tasks[exp.name] = schedule.Task(
             exp.name, str(exp.notebook), str(output), parameters, str(exp.notebook.parent),
-            str(executed / f"{exp.name}.kernel.log"))
+            str(executed / f"{exp.name}.kernel.log"), exp.kernels)
 
     expected = {e.name: e.seconds for e in experiments if e.seconds is not None}
     expected.update(schedule.load_times(root, quick))
@@ -283,8 +292,10 @@ def run(
         return True
 
     order = schedule.longest_first(list(tasks), expected)
+    warmups = warmups_for([by_name[name] for name in order]) if jobs > 1 else []
     try:
-        schedule.run_tasks([tasks[name] for name in order], jobs, done)
+        schedule.run_tasks([tasks[name] for name in order], jobs, done, warmups=warmups,
+                           on_warm=on_warm)
     finally:
         if times:
             schedule.save_times(root, quick, times)
@@ -294,6 +305,20 @@ def run(
     if not store:
         write_ledger(root, only_update=only is not None, ledgers=final, quick=quick)
     return final
+
+
+def warmups_for(experiments: list[Experiment]) -> list[str]:
+    """The kernel families ``experiments`` declare (``kernels:``), each once, the longest to
+    compile first (:data:`capkit.reproduce.precompile.SECONDS`); a name no warm-up exists for
+    raises."""
+    from capkit.reproduce.precompile import FAMILIES, SECONDS
+
+    names = sorted({k for e in experiments for k in e.kernels})
+    unknown = [k for k in names if k not in FAMILIES]
+    if unknown:
+        raise CapkitError(f"experiments declare kernels {unknown}: no warm-up for them in "
+                          f"capkit.reproduce.precompile (known: {sorted(FAMILIES)})")
+    return sorted(names, key=lambda k: -SECONDS.get(k, 0.0))
 
 
 def _stopped_by_its_claims(ename: str, claims_path: Path) -> bool:

@@ -7,6 +7,11 @@ so the run ends close to ``max(longest notebook, total / jobs)``. A notebook's e
 its last recorded one (``build/reproduce-times.json``), else the hint ``seconds`` of its
 experiment file; notebooks with neither start last. The order changes no result: each
 notebook reads its own inputs and writes its own claims and figures.
+
+Before the notebooks, the warm-ups of the numba kernels the run's notebooks share
+(:mod:`capkit.reproduce.precompile`) run on the same workers, longest first, and a notebook
+starts once the families it declares have been compiled: each shared kernel is compiled once,
+not once per notebook that happens to need it at the same time as another.
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENGINE", "Outcome", "Task", "execute", "load_times", "longest_first", "run_tasks",
-           "save_times"]
+__all__ = ["ENGINE", "Outcome", "Task", "Warmed", "execute", "first_ready", "load_times",
+           "longest_first", "run_tasks", "save_times", "warm"]
 
 
 @dataclass(frozen=True)
 class Task:
-    """One notebook to execute: papermill's input, output, parameters and working folder."""
+    """One notebook to execute: papermill's input, output, parameters and working folder, and
+    the kernel families (:mod:`capkit.reproduce.precompile`) it waits for when they are warmed
+    up in the same run."""
 
     name: str
     notebook: str
@@ -35,6 +42,7 @@ class Task:
     parameters: dict[str, Any]
     cwd: str
     kernel_log: str
+    kernels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,32 @@ class Outcome:
     ename: str | None = None
     error: str | None = None
     exception: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class Warmed:
+    """How the warm-up of one family of kernels ended: wall and CPU seconds, and the text of
+    the error it raised, if any (a failed warm-up stops nothing: the notebooks then compile
+    what they need themselves)."""
+
+    name: str
+    seconds: float
+    cpu: float
+    error: str | None = None
+
+
+def warm(name: str) -> Warmed:
+    """Run the warm-up of kernel family ``name`` (:func:`capkit.reproduce.precompile.warm`)
+    in this process."""
+    from capkit.reproduce import precompile
+
+    start, cpu = time.perf_counter(), time.process_time()
+    error = None
+    try:
+        precompile.warm(name)
+    except Exception as exc:  # noqa: BLE001 - reported, never fatal: only a speed-up
+        error = f"{type(exc).__name__}: {exc}"
+    return Warmed(name, time.perf_counter() - start, time.process_time() - cpu, error)
 
 
 def _kernel_manager_logging_to(log: Path, killed: list[float] | None = None) -> type:
@@ -168,31 +202,63 @@ def longest_first(names: Sequence[str], expected: dict[str, float]) -> list[str]
     return known + [n for n in names if n not in expected]
 
 
+def first_ready(queue: Sequence[Task], pending: set[str]) -> Task | None:
+    """The first task of ``queue`` none of whose kernel families is in ``pending`` (being
+    warmed up), or None."""
+    return next((t for t in queue if not pending.intersection(t.kernels)), None)
+
+
 def run_tasks(tasks: Iterable[Task], jobs: int,
-              on_done: Callable[[Outcome], bool]) -> None:
+              on_done: Callable[[Outcome], bool], warmups: Sequence[str] = (),
+              on_warm: Callable[[Warmed], None] | None = None) -> None:
     """Execute ``tasks`` in the order given, ``jobs`` at a time, calling ``on_done`` with each
     outcome as it ends (in the calling process). ``on_done`` returns False to stop: no further
     task starts, and those running are let finish (their outcomes are still handed over).
 
-    ``jobs == 1`` runs every task in this process; more start that many worker processes
+    The kernel families ``warmups`` (:func:`warm`) run first, in that order, on the same
+    workers, each once (``on_warm`` is called with each as it ends). A task starts on a free
+    worker once every family of its ``kernels`` that is warmed up in this run has ended: the
+    first task in the order given that may start does (a worker that has finished its warm-ups
+    starts a notebook needing only those while the other still compiles; the notebook never
+    compiles a family being compiled elsewhere).
+
+    ``jobs == 1`` runs everything in this process; more start that many worker processes
     (spawned: no state of this process is shared with them)."""
     queue = list(tasks)
     if jobs <= 1:
+        for name in warmups:
+            warmed = warm(name)
+            if on_warm is not None:
+                on_warm(warmed)
         for task in queue:
             if not on_done(execute(task)):
                 return
         return
+    pending = set(warmups)  # families warmed up in this run and not ended yet
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        running: set[Future[Outcome]] = set()
+        running: set[Future[Any]] = set()
+        warming = list(warmups)
         going = True
-        while queue or running:
-            while going and queue and len(running) < jobs:
-                running.add(pool.submit(_execute_in_worker, queue.pop(0)))
+        while queue or running or warming:
+            while len(running) < jobs and warming:
+                running.add(pool.submit(warm, warming.pop(0)))
+            while going and len(running) < jobs:
+                task = first_ready(queue, pending)
+                if task is None:
+                    break
+                queue.remove(task)
+                running.add(pool.submit(_execute_in_worker, task))
             if not running:
                 break
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                going = on_done(future.result()) and going
+                result = future.result()
+                if isinstance(result, Warmed):
+                    pending.discard(result.name)
+                    if on_warm is not None:
+                        on_warm(result)
+                else:
+                    going = on_done(result) and going
             if not going:
                 queue.clear()
 

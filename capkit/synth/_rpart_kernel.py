@@ -18,8 +18,8 @@ are reproduced here operation for operation:
   Gini with rpart's altered priors; boundaries between distinct values with >= minbucket records
   each side; categorical predictors ordered by mean y (anova) or by the class-1 rate (2 classes),
   or every subset in rpart's Gray-code order (3+ classes; a candidate whose division-free
-  estimate is surely not below the best so far is not summed exactly, see
-  :mod:`capkit.synth._rpart_split`);
+  estimate is surely not below the best so far is not summed exactly, nor a block of the code
+  whose candidates a lower bound rules out, see :mod:`capkit.synth._rpart_split`);
 * a split counts when its improvement exceeds 1e-10 x the largest seen so far in the fit; the
   first variable with the largest improvement wins (a later one must be strictly better);
 * children are grown left first, depth first, with rpart's complexity bounds, and a node whose

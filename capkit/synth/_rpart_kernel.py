@@ -27,8 +27,9 @@ are reproduced here operation for operation:
   ``partition.c``); the reported complexity is then capped by the parent's (``fix_cp.c``).
 
 numba caches this kernel by this file's date only: the split search it compiles in from
-:mod:`capkit.synth._rpart_split` and :mod:`capkit.synth._rpart_order` is not checked, so a
-change there needs a change here (or the ``__pycache__`` entries removed) to take effect.
+:mod:`capkit.synth._rpart_split`, :mod:`capkit.synth._rpart_blocks` and
+:mod:`capkit.synth._rpart_order` is not checked, so a change there needs a change here (or the
+``__pycache__`` entries removed) to take effect.
 
 Records with missing predictor values never reach the trees on synthpop's default path (the
 missing level "NAtemp" and the v.NA / v.0 columns stand in for them), so surrogate splits are

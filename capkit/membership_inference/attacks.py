@@ -165,7 +165,7 @@ def domias(x: np.ndarray, g: np.ndarray, r: np.ndarray | None, *, compat: bool
 
 
 #: How many reference densities are kept (the most recent), each under a digest of its inputs.
-REMEMBERED = 4
+REMEMBERED = 2  # each holds the reference and one density per scored record
 _REFERENCE: list[tuple[bytes, tuple]] = []
 
 

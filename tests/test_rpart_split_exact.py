@@ -195,3 +195,31 @@ def test_continuous_search_is_rparts_to_the_bit(seed):
     assert imp == want[0] and direction == want[1]
     if want[2] is not None:
         assert sp[0] == want[2]
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+@pytest.mark.parametrize("seed", range(12))
+def test_gray_code_blocks_are_rparts_to_the_bit(seed, balanced):
+    """Factors of 10 to 15 levels: the search bounds blocks of 2^4 and 2^8 Gray-code steps at
+    once and steps only the weights through the blocks it rules out; the split and the
+    improvement stay rpart's, ties included."""
+    rng = np.random.default_rng(500 + seed)
+    C = int(rng.choice([3, 4, 6]))
+    nclass = int(rng.integers(10, 16))
+    aprior, ccnt, awt, countn = _node(rng, nclass, C, int(rng.integers(0, 6)), balanced)
+    if seed % 3 == 0:  # nearly pure levels, as the many small levels of a survey's factor
+        major = rng.integers(0, C, nclass)
+        ccnt = np.where(np.arange(C)[:, None] == major[None, :], ccnt + 3, ccnt * (ccnt < 2))
+        countn = ccnt.sum(axis=0).astype(np.int64)
+        awt = np.zeros(nclass)
+        for c in range(nclass):
+            for j in range(C):
+                for _ in range(int(ccnt[j, c])):
+                    awt[c] += aprior[j]
+    k = int(countn.sum())
+    total, rwt = _total(C, aprior, ccnt)
+    edge = int(rng.integers(1, 6))
+    want = _reference_search(k, nclass, C, aprior, edge, ccnt, awt, countn, total, rwt)
+    got = _compiled_search(k, nclass, C, aprior, edge, ccnt, awt, countn, total, rwt)
+    assert got[0] == want[0] and np.signbit(got[0]) == np.signbit(want[0])
+    assert got[1] == want[1]

@@ -58,6 +58,7 @@ vanderschaarlab/DOMIAS on GitHub).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,15 +153,45 @@ def domias(x: np.ndarray, g: np.ndarray, r: np.ndarray | None, *, compat: bool
         p_g = kde.density(kg, x)
         if r is None:
             return p_g, None, details
-        kr = kde.fit(r, name="reference")
+        kr, p_r = _reference_density(x, r, compat)
         details["reference"] = kr
-        return p_g, p_g / (kde.density(kr, x) + DOMIAS_EPSILON), details
+        return p_g, p_g / (p_r + DOMIAS_EPSILON), details
     log_g = kde.log_density(kg, x)
     if r is None:
         return log_g, None, details
-    kr = kde.fit(r, name="reference")
+    kr, log_r = _reference_density(x, r, compat)
     details["reference"] = kr
-    return log_g, log_g - kde.log_density(kr, x), details
+    return log_g, log_g - log_r, details
+
+
+#: How many reference densities are kept (the most recent), each under a digest of its inputs.
+REMEMBERED = 2  # each holds the reference and one density per scored record
+_REFERENCE: list[tuple[bytes, tuple]] = []
+
+
+def _reference_density(x: np.ndarray, r: np.ndarray, compat: bool) -> tuple:
+    """The reference's kernel and p_R(x) (``compat``) or log p_R(x), or the kept ones of a
+    call on equal ``x`` and ``r`` (equal SHA-256 digests): the reference and the scored records
+    do not change with the release, so the releases of one data set compared in turn (as a
+    study of several generators does) fit and sum the reference's density once."""
+    from capkit.membership_inference import kde
+
+    h = hashlib.sha256(repr(bool(compat)).encode())
+    for a in (x, r):
+        a = np.ascontiguousarray(a)
+        h.update(repr((a.shape, a.dtype.str)).encode())
+        h.update(a.tobytes())
+    digest = h.digest()
+    for at, (kept, found) in enumerate(_REFERENCE):
+        if kept == digest:
+            _REFERENCE.append(_REFERENCE.pop(at))  # the most recent last
+            return found
+    kr = kde.fit(r, name="reference")
+    value = kde.density(kr, x) if compat else kde.log_density(kr, x)
+    value.flags.writeable = False
+    _REFERENCE.append((digest, (kr, value)))
+    del _REFERENCE[:-REMEMBERED]
+    return kr, value
 
 
 __all__ = ["DOMIAS_EPSILON", "Encoded", "distance_to", "domias", "dpi", "logistic", "mc"]

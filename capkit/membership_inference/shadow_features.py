@@ -124,18 +124,25 @@ def _codes(series: pd.Series, levels: np.ndarray) -> np.ndarray:
 
 
 def _one_hot(spec: FeatureSpec, coded: np.ndarray) -> np.ndarray:
-    """Numeric columns as they are (NaN -> 0, with a missing flag) and 0/1 level columns."""
-    parts = []
-    for k, (column, num) in enumerate(zip(spec.columns, spec.numeric, strict=True)):
+    """Numeric columns as they are (NaN -> 0, with a missing flag) and 0/1 level columns
+    (none set for a missing value or one outside the levels), written into one array."""
+    n = len(coded)
+    widths = [1 if num else len(spec.levels[column])
+              for column, num in zip(spec.columns, spec.numeric, strict=True)]
+    out = np.zeros((n, sum(widths) + len(widths)))
+    rows = np.arange(n)
+    at = 0
+    for k, num in enumerate(spec.numeric):
         values = coded[:, k]
         missing = np.isnan(values)
         if num:
-            parts.append(np.where(missing, 0.0, values)[:, None])
+            out[:, at] = np.where(missing, 0.0, values)
         else:
-            n_levels = len(spec.levels[column])
-            parts.append((values[:, None] == np.arange(n_levels)[None, :]).astype(float))
-        parts.append(missing[:, None].astype(float))
-    return np.concatenate(parts, axis=1)
+            hit = ~missing & (values >= 0)  # a level code 0..L-1 (-1: outside the levels)
+            out[rows[hit], at + values[hit].astype(np.int64)] = 1.0
+        out[:, at + widths[k]] = missing
+        at += widths[k] + 1
+    return out
 
 
 def _naive(hot: np.ndarray) -> np.ndarray:
@@ -182,7 +189,8 @@ def query_masks(p: int, n_queries: int, rng: np.random.Generator) -> np.ndarray:
 
 def _queries(coded: np.ndarray, target: np.ndarray, masks: np.ndarray) -> np.ndarray:
     equal = (coded == target[None, :]) | (np.isnan(coded) & np.isnan(target)[None, :])
-    hits = equal.astype(np.int64) @ masks.T  # (n, queries): attributes of each subset matched
+    # (n, queries): attributes of each subset matched; small whole numbers, exact in floats
+    hits = equal.astype(np.float64) @ masks.T.astype(np.float64)
     return (hits == masks.sum(axis=1)[None, :]).sum(axis=0).astype(float)
 
 

@@ -18,8 +18,8 @@ are reproduced here operation for operation:
   Gini with rpart's altered priors; boundaries between distinct values with >= minbucket records
   each side; categorical predictors ordered by mean y (anova) or by the class-1 rate (2 classes),
   or every subset in rpart's Gray-code order (3+ classes; a candidate whose division-free
-  estimate is surely not below the best so far is not summed exactly, see
-  :mod:`capkit.synth._rpart_split`);
+  estimate is surely not below the best so far is not summed exactly, nor a block of the code
+  whose candidates a lower bound rules out, see :mod:`capkit.synth._rpart_split`);
 * a split counts when its improvement exceeds 1e-10 x the largest seen so far in the fit; the
   first variable with the largest improvement wins (a later one must be strictly better);
 * children are grown left first, depth first, with rpart's complexity bounds, and a node whose
@@ -27,8 +27,9 @@ are reproduced here operation for operation:
   ``partition.c``); the reported complexity is then capped by the parent's (``fix_cp.c``).
 
 numba caches this kernel by this file's date only: the split search it compiles in from
-:mod:`capkit.synth._rpart_split` and :mod:`capkit.synth._rpart_order` is not checked, so a
-change there needs a change here (or the ``__pycache__`` entries removed) to take effect.
+:mod:`capkit.synth._rpart_split`, :mod:`capkit.synth._rpart_blocks` and
+:mod:`capkit.synth._rpart_order` is not checked, so a change there needs a change here (or the
+``__pycache__`` entries removed) to take effect.
 
 Records with missing predictor values never reach the trees on synthpop's default path (the
 missing level "NAtemp" and the v.NA / v.0 columns stand in for them), so surrogate splits are

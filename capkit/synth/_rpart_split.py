@@ -19,12 +19,17 @@ class each); a candidate whose division-free estimate is surely not below the be
 (:func:`_surely_not_below`, with a margin 40 times its rounding bound) is not summed exactly,
 as it cannot be chosen. Every other candidate gets rpart's exact sum, so the chosen splits and
 their improvements are rpart's to the bit.
+
+A block of Gray-code steps whose candidates a lower bound rules out is not evaluated either
+(:mod:`capkit.synth._rpart_blocks`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from capkit.synth._rpart_blocks import BLOCK_BITS, SCREEN, plan_blocks, side_impurity
 
 LEFT = -1
 RIGHT = 1
@@ -164,8 +169,6 @@ def _impurity_sum(C, aprior, left, right, lwt, rwt):
     return t, lmean, rmean
 
 
-#: Relative margin of :func:`_surely_not_below` (per class, of ``lwt + rwt``).
-SCREEN = 1e-12
 
 
 @njit(cache=True)
@@ -282,6 +285,7 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
         else:
             tsplit[c] = 0
     ordered = C == 2
+    m = 0
     if ordered:
         pos = _order_categories(nclass, present, rate, gray)
         steps = nclass - pos
@@ -295,7 +299,45 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
                 gray[m] = c
                 m += 1
         steps = (1 << m) - 1
-    for s in range(1, steps + 1):
+    # blocks of the code ruled out at once (3+ classes, unordered): _rpart_blocks
+    nb, low_sum, seq, margin = plan_blocks(ordered, C, aprior, ccnt, awt, gray, tsplit, right,
+                                           m, steps, rwt)
+    s = 0
+    while s < steps:
+        s += 1
+        skipped = False
+        if nb > 0 and best < total:
+            for level in range(nb - 1, -1, -1):
+                b = BLOCK_BITS[level]
+                size = 1 << b
+                if (s & (size - 1)) != 1:
+                    continue
+                # steps s .. s + 2^b - 2 move only the b lowest levels (_rpart_blocks)
+                bound = (low_sum[level]
+                         + side_impurity(C, aprior, ccnt, -1, left, True, gray, tsplit, b)
+                         + side_impurity(C, aprior, ccnt, -1, right, False, gray, tsplit, b))
+                if bound >= best + margin:
+                    c = gray[b - 1]
+                    d = tsplit[c]  # the top level's side before the block; it moves once
+                    parity = 0 if d == RIGHT else 1
+                    for i in range(1, size):
+                        a = seq[level, parity, i]
+                        rwt -= a
+                        lwt += a
+                    tsplit[c] = -d
+                    n = countn[c] * d
+                    rtot -= n
+                    ltot += n
+                    sign = float(d)
+                    for j in range(C):
+                        v = sign * ccnt[j, c]
+                        right[j] -= v
+                        left[j] += v
+                    s += size - 2  # the last step of the block
+                    skipped = True
+                    break
+        if skipped:
+            continue
         if ordered:
             c = gray[pos]
             pos += 1

@@ -41,6 +41,8 @@ from scipy.sparse import issparse
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.utils import check_random_state
 
+from capkit.attacks import _forest_kernel as _kernel
+
 try:  # private modules of scikit-learn: the shortcut is off when they move
     from sklearn.tree._classes import CRITERIA_CLF, CRITERIA_REG, DENSE_SPLITTERS
     from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
@@ -68,14 +70,53 @@ def _covered(model: object) -> bool:
             and p["criterion"] in criteria and p["criterion"] != "poisson")
 
 
+class Grown:
+    """A tree grown by :func:`capkit.attacks._forest_kernel.grow`: scikit-learn's ``Tree``
+    arrays under their names (``value`` of shape (nodes, 1, classes))."""
+
+    def __init__(self, arrays: tuple) -> None:
+        (self.children_left, self.children_right, self.feature, self.threshold, value,
+         self.impurity, self.n_node_samples, self.weighted_n_node_samples,
+         self.missing_go_to_left) = arrays
+        self.value = value[:, None, :]
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """``Tree.predict``: the value of each row's leaf, (rows, classes)."""
+        roots = np.zeros(1, dtype=np.int64)
+        return _kernel.predict_sum(np.ascontiguousarray(x, dtype=np.float32), roots,
+                                   self.children_left, self.children_right, self.feature,
+                                   self.threshold, self.value[:, 0, :])
+
+
 class Forest:
-    """The fitted trees of a random forest (``trees``: scikit-learn ``Tree`` objects, in the
-    forest's order), with ``classes_`` for a classifier."""
+    """The fitted trees of a random forest (``trees``: scikit-learn ``Tree`` objects, or
+    :class:`Grown` trees of a Gini classifier, in the forest's order), with ``classes_`` for a
+    classifier."""
 
     def __init__(self, trees: list, classes: np.ndarray | None, n_features: int) -> None:
         self.trees = trees
         self.classes_ = classes
         self.n_features_in_ = n_features
+        self._joined: tuple | None = None
+
+    def _sum_grown(self, x: np.ndarray) -> np.ndarray:
+        """The grown trees' leaf values added in tree order, in one compiled pass."""
+        if self._joined is None:
+            sizes = [len(t.children_left) for t in self.trees]
+            roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+            def joined(name: str, shift: bool) -> np.ndarray:
+                parts = [getattr(t, name) for t in self.trees]
+                if shift:
+                    parts = [np.where(a >= 0, a + r, a) for a, r in zip(parts, roots,
+                                                                         strict=True)]
+                return np.concatenate(parts)
+
+            self._joined = (roots, joined("children_left", True),
+                            joined("children_right", True), joined("feature", False),
+                            joined("threshold", False),
+                            np.concatenate([t.value[:, 0, :] for t in self.trees]))
+        return _kernel.predict_sum(np.ascontiguousarray(x), *self._joined)
 
     def _x(self, x: object) -> np.ndarray:
         x = np.asarray(x, dtype=np.float32)
@@ -89,9 +130,12 @@ class Forest:
         number of trees (``RandomForestClassifier.predict_proba``)."""
         x = self._x(x)
         k = len(self.classes_)
-        out = np.zeros((x.shape[0], k), dtype=np.float64)
-        for tree in self.trees:
-            out += tree.predict(x)[:, :k]
+        if self.trees and isinstance(self.trees[0], Grown):
+            out = self._sum_grown(x)[:, :k]
+        else:
+            out = np.zeros((x.shape[0], k), dtype=np.float64)
+            for tree in self.trees:
+                out += tree.predict(x)[:, :k]
         out /= len(self.trees)
         return out
 
@@ -106,6 +150,19 @@ class Forest:
             out += tree.predict(x)[:, 0]
         out /= len(self.trees)
         return out
+
+
+def _ranked(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each value's rank among its feature's distinct values, (features, rows), and the
+    distinct values (as float64, increasing) one feature after another with their offsets."""
+    n, p = x.shape
+    ranks = np.empty((p, n), dtype=np.int64)
+    values, offsets = [], [0]
+    for f in range(p):
+        distinct, ranks[f] = np.unique(x[:, f], return_inverse=True)
+        values.append(distinct.astype(np.float64))
+        offsets.append(offsets[-1] + len(distinct))
+    return ranks, np.concatenate(values), np.asarray(offsets, dtype=np.int64)
 
 
 def _max_features(value: object, n_features: int) -> int:
@@ -126,7 +183,7 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
     if not _version_ok() or not _covered(model) or issparse(x):
         return None
     p = model.get_params()
-    x = np.asarray(x, dtype=np.float32)
+    x = np.ascontiguousarray(x, dtype=np.float32)
     if x.ndim != 2 or not np.isfinite(x).all():
         return None  # scikit-learn's own checks and its missing-value splits
     n, n_features = x.shape
@@ -163,6 +220,10 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
     max_depth = _MAX_INT if p["max_depth"] is None else p["max_depth"]
     max_features = _max_features(p["max_features"], n_features)
     random_state = check_random_state(p["random_state"])
+    grown = classifier and p["criterion"] == "gini"  # the compiled grower (_forest_kernel)
+    if grown:
+        ranks, values, offsets = _ranked(x)
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
     # RandomState(seed) for the bootstrap and another for the splitter, as scikit-learn makes
     # them; re-seeding two generators gives the same states without building new ones
     draws, splits = np.random.RandomState(0), np.random.RandomState(0)
@@ -177,6 +238,13 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
             rows = cdf.searchsorted(draws.random_sample(n), side="right")
         weight = np.bincount(rows.astype(np.int32), minlength=n).astype(np.float64)
         min_weight_leaf = p["min_weight_fraction_leaf"] * np.sum(weight)
+        if grown:  # Splitter.init draws the seed of its own generator first
+            state = np.array([splits.randint(0, _MAX_INT)], dtype=np.int64)
+            trees.append(Grown(_kernel.grow(
+                x, ranks, values, offsets, codes, weight, state, len(classes), max_features,
+                min_samples_split, min_samples_leaf, min_weight_leaf, max_depth,
+                p["min_impurity_decrease"])))
+            continue
         criterion = (CRITERIA_CLF[p["criterion"]](1, n_classes) if classifier
                      else CRITERIA_REG[p["criterion"]](1, n))
         splitter = DENSE_SPLITTERS["best"](criterion, max_features, min_samples_leaf,

@@ -1,0 +1,337 @@
+"""A compiled grower (numba) of scikit-learn's classification trees with the Gini criterion, the
+best splitter and integer sample weights (a random forest's bootstrap counts), node for node
+scikit-learn 1.9's ``DepthFirstTreeBuilder`` with ``BestSplitter`` and ``Gini``
+(``sklearn/tree/_tree.pyx``, ``_splitter.pyx``, ``_partitioner.pyx``, ``_criterion.pyx``).
+
+What is the same, step by step:
+
+* the samples are the rows of nonzero weight in row order; a node is a leaf when it is deeper
+  than ``max_depth``, has fewer samples than ``min_samples_split`` or ``2 min_samples_leaf``,
+  less weight than ``2 min_weight_leaf``, or an impurity at most the machine epsilon; nodes are
+  numbered as scikit-learn's stack pops them (the left child first);
+* the features a node tries are drawn by the same Fisher-Yates walk over the same ``features``
+  and ``constant_features`` arrays, with the splitter's own generator (``our_rand_r``, a
+  xorshift seeded by ``RandomState.randint(0, 2**31 - 1)``), constant features (largest value at
+  most the smallest plus ``FEATURE_THRESHOLD``) skipped and remembered for the descendants;
+* the split positions are those between consecutive values more than ``FEATURE_THRESHOLD``
+  apart, scanned from the smallest value up; each is scored by ``proxy_impurity_improvement``
+  (``-w_right gini_right - w_left gini_left``, every product and sum rounded as scikit-learn's
+  C code does it) and the first largest wins; its threshold is ``v_prev / 2 + v / 2``;
+* the children's impurities, the improvement and the node values (class weights over the
+  node's weight) are computed by scikit-learn's formulas.
+
+What differs is only how a node's values are ordered: scikit-learn sorts the node's feature
+values (introsort) for every feature it tries; here each feature's values are ranked once per
+forest and a node's samples are counted by rank (or their ranks sorted, when the node holds few
+of the feature's values). The split search reads only per-value counts and class weights, and
+with integer weights every sum of weights is an integer below 2**53, so it is exact in any
+order: the same sums, the same impurities, the same trees.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["grow", "predict_sum"]
+
+FEATURE_THRESHOLD = 1e-7
+EPSILON = np.finfo(np.float64).eps
+_LEAF, _UNDEFINED = -1, -2
+
+
+@njit(cache=True, nogil=True)
+def _rand_int(state: np.ndarray, low: int, high: int) -> int:  # pragma: no cover - compiled
+    """scikit-learn's ``rand_int``: ``low + our_rand_r(state) % (high - low)``."""
+    s = state[0]
+    if s == 0:
+        s = 1
+    s ^= (s << 13) & 0xFFFFFFFF
+    s ^= s >> 17
+    s ^= (s << 5) & 0xFFFFFFFF
+    state[0] = s
+    return low + (s % 2147483648) % (high - low)
+
+
+@njit(cache=True, nogil=True)
+def _gini(counts: np.ndarray, weight: float) -> float:  # pragma: no cover - compiled
+    """``Gini.node_impurity`` of class weights ``counts`` summing to ``weight``."""
+    sq = 0.0
+    for c in range(len(counts)):
+        sq += counts[c] * counts[c]
+    gini = 0.0
+    gini += 1.0 - sq / (weight * weight)
+    return gini / 1.0
+
+
+@njit(cache=True, nogil=True)
+def _children(left: np.ndarray, total: np.ndarray, wl: float, wr: float
+              ) -> tuple[float, float]:  # pragma: no cover - compiled
+    """``Gini.children_impurity`` (the right counts are the total minus the left)."""
+    sq_l = 0.0
+    sq_r = 0.0
+    for c in range(len(total)):
+        count = left[c]
+        sq_l += count * count
+        count = total[c] - left[c]
+        sq_r += count * count
+    gini_l = 0.0
+    gini_r = 0.0
+    gini_l += 1.0 - sq_l / (wl * wl)
+    gini_r += 1.0 - sq_r / (wr * wr)
+    return gini_l / 1.0, gini_r / 1.0
+
+
+@njit(cache=True, nogil=True)
+def _groups(f: int, start: int, end: int, samples: np.ndarray, ranks: np.ndarray,
+            y: np.ndarray, w: np.ndarray, n_classes: int, minr: int, maxr: int,
+            keys: np.ndarray, grank: np.ndarray, gcount: np.ndarray, gweight: np.ndarray
+            ) -> int:  # pragma: no cover - compiled
+    """The node's distinct values of feature ``f`` in increasing order (``grank``: their ranks)
+    with their number of samples and class weights; returns how many."""
+    m = end - start
+    span = maxr - minr + 1
+    if span <= 2 * m + 16:  # count by rank
+        for r in range(span):
+            gcount[r] = 0
+            for c in range(n_classes):
+                gweight[r * n_classes + c] = 0.0
+        for j in range(start, end):
+            i = samples[j]
+            r = ranks[f, i] - minr
+            gcount[r] += 1
+            gweight[r * n_classes + y[i]] += w[i]
+        g = 0
+        for r in range(span):
+            if gcount[r] > 0:
+                grank[g] = r + minr
+                gcount[g] = gcount[r]
+                for c in range(n_classes):
+                    gweight[g * n_classes + c] = gweight[r * n_classes + c]
+                g += 1
+        return g
+    for j in range(m):  # sort the ranks
+        i = samples[start + j]
+        keys[j] = (ranks[f, i] << 32) | i
+    part = keys[:m]
+    part.sort()
+    g = -1
+    last = -1
+    for j in range(m):
+        r = part[j] >> 32
+        i = part[j] & 0xFFFFFFFF
+        if r != last:
+            g += 1
+            last = r
+            grank[g] = r
+            gcount[g] = 0
+            for c in range(n_classes):
+                gweight[g * n_classes + c] = 0.0
+        gcount[g] += 1
+        gweight[g * n_classes + y[i]] += w[i]
+    return g + 1
+
+
+@njit(cache=True, nogil=True)
+def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarray,
+         y: np.ndarray, w: np.ndarray, state: np.ndarray, n_classes: int, max_features: int,
+         min_samples_split: int, min_samples_leaf: int, min_weight_leaf: float, max_depth: int,
+         min_impurity_decrease: float):  # pragma: no cover - compiled
+    """One tree: ``x`` (n, p) float32, ``ranks`` (p, n) each value's rank among its feature's
+    distinct values ``values[offsets[f]:offsets[f + 1]]`` (float64, increasing), ``y`` class
+    codes, ``w`` integer weights, ``state`` the splitter's generator (one int64). Returns
+    scikit-learn's ``Tree`` arrays: children_left, children_right, feature, threshold, value
+    (nodes, classes), impurity, n_node_samples, weighted_n_node_samples, missing_go_to_left."""
+    n, p = x.shape
+    C = n_classes
+    samples = np.empty(n, dtype=np.int64)
+    m = 0
+    total_w = 0.0
+    for i in range(n):
+        if w[i] != 0.0:
+            samples[m] = i
+            m += 1
+        total_w += w[i]
+    cap = 2 * m + 1
+    left = np.empty(cap, dtype=np.int64)
+    right = np.empty(cap, dtype=np.int64)
+    feature = np.empty(cap, dtype=np.int64)
+    threshold = np.empty(cap, dtype=np.float64)
+    value = np.empty((cap, C), dtype=np.float64)
+    impurity = np.empty(cap, dtype=np.float64)
+    n_node = np.empty(cap, dtype=np.int64)
+    w_node = np.empty(cap, dtype=np.float64)
+    go_left = np.zeros(cap, dtype=np.uint8)
+    features = np.arange(p)
+    constants = np.empty(p, dtype=np.int64)
+    keys = np.empty(max(m, 1), dtype=np.int64)
+    size = 2 * m + 17
+    grank = np.empty(size, dtype=np.int64)
+    gcount = np.empty(size, dtype=np.int64)
+    gweight = np.empty(size * C, dtype=np.float64)
+    total = np.zeros(C)
+    acc = np.zeros(C)
+    s_start = np.empty(cap, dtype=np.int64)
+    s_end = np.empty(cap, dtype=np.int64)
+    s_depth = np.empty(cap, dtype=np.int64)
+    s_parent = np.empty(cap, dtype=np.int64)
+    s_left = np.empty(cap, dtype=np.int64)
+    s_imp = np.empty(cap, dtype=np.float64)
+    s_const = np.empty(cap, dtype=np.int64)
+    top = 0
+    s_start[0], s_end[0], s_depth[0], s_parent[0], s_left[0] = 0, m, 0, _UNDEFINED, 0
+    s_imp[0], s_const[0] = np.inf, 0
+    top = 1
+    count = 0
+    first = True
+    while top > 0:
+        top -= 1
+        start, end, depth = s_start[top], s_end[top], s_depth[top]
+        parent, is_left, imp, n_known = s_parent[top], s_left[top], s_imp[top], s_const[top]
+        n_samples = end - start
+        for c in range(C):
+            total[c] = 0.0
+        wn = 0.0
+        for j in range(start, end):
+            i = samples[j]
+            total[y[i]] += w[i]
+            wn += w[i]
+        is_leaf = (depth >= max_depth or n_samples < min_samples_split
+                   or n_samples < 2 * min_samples_leaf or wn < 2 * min_weight_leaf)
+        if first:
+            imp = _gini(total, wn)
+            first = False
+        is_leaf = is_leaf or imp <= EPSILON
+        best_pos, best_feature, best_threshold, best_go_left = end, -1, 0.0, False
+        imp_l, imp_r, n_total = 0.0, 0.0, n_known
+        if not is_leaf:  # node_split_best
+            best_proxy = -np.inf
+            f_i = p
+            n_visited, n_found, n_drawn = 0, 0, 0
+            n_total = n_known
+            while f_i > n_total and (n_visited < max_features
+                                     or n_visited <= n_found + n_drawn):
+                n_visited += 1
+                f_j = _rand_int(state, n_drawn, f_i - n_found)
+                if f_j < n_known:
+                    features[n_drawn], features[f_j] = features[f_j], features[n_drawn]
+                    n_drawn += 1
+                    continue
+                f_j += n_found
+                f = features[f_j]
+                minr, maxr = n, -1
+                for j in range(start, end):
+                    r = ranks[f, samples[j]]
+                    if r < minr:
+                        minr = r
+                    if r > maxr:
+                        maxr = r
+                off = offsets[f]
+                if values[off + maxr] <= values[off + minr] + FEATURE_THRESHOLD:
+                    features[f_j], features[n_total] = features[n_total], features[f_j]
+                    n_found += 1
+                    n_total += 1
+                    continue
+                f_i -= 1
+                features[f_i], features[f_j] = features[f_j], features[f_i]
+                groups = _groups(f, start, end, samples, ranks, y, w, C, minr, maxr, keys,
+                                 grank, gcount, gweight)
+                for c in range(C):
+                    acc[c] = 0.0
+                n_l = 0
+                wl = 0.0
+                for g in range(groups):
+                    if g > 0:
+                        v_prev = values[off + grank[g - 1]]
+                        v = values[off + grank[g]]
+                        n_r = n_samples - n_l
+                        if (v > v_prev + FEATURE_THRESHOLD and n_l >= min_samples_leaf
+                                and n_r >= min_samples_leaf):
+                            wr = wn - wl
+                            if not (wl < min_weight_leaf or wr < min_weight_leaf):
+                                il, ir = _children(acc, total, wl, wr)
+                                proxy = -wr * ir - wl * il
+                                if proxy > best_proxy:
+                                    best_proxy = proxy
+                                    best_pos, best_feature = start + n_l, f
+                                    best_threshold = v_prev / 2.0 + v / 2.0
+                                    best_go_left = n_l > n_r
+                    n_l += gcount[g]
+                    for c in range(C):
+                        wg = gweight[g * C + c]
+                        acc[c] += wg
+                        wl += wg
+            improvement = 0.0
+            if best_pos < end:  # partition_samples_final, then the children's impurities
+                a, b = start, end
+                while a < b:
+                    if x[samples[a], best_feature] <= best_threshold:
+                        a += 1
+                    else:
+                        b -= 1
+                        samples[a], samples[b] = samples[b], samples[a]
+                for c in range(C):
+                    acc[c] = 0.0
+                wl = 0.0
+                for j in range(start, best_pos):
+                    i = samples[j]
+                    acc[y[i]] += w[i]
+                    wl += w[i]
+                wr = wn - wl
+                imp_l, imp_r = _children(acc, total, wl, wr)
+                improvement = ((wn / total_w) * (imp - (wr / wn * imp_r)
+                                                 - (wl / wn * imp_l)))
+            for k in range(n_known):
+                features[k] = constants[k]
+            for k in range(n_known, n_known + n_found):
+                constants[k] = features[k]
+            is_leaf = best_pos >= end or improvement + EPSILON < min_impurity_decrease
+        node = count
+        count += 1
+        impurity[node], n_node[node], w_node[node] = imp, n_samples, wn
+        if parent != _UNDEFINED:
+            if is_left:
+                left[parent] = node
+            else:
+                right[parent] = node
+        if is_leaf:
+            left[node], right[node], feature[node], threshold[node] = (
+                _LEAF, _LEAF, _UNDEFINED, float(_UNDEFINED))
+        else:
+            feature[node], threshold[node] = best_feature, best_threshold
+            go_left[node] = 1 if best_go_left else 0
+        for c in range(C):
+            value[node, c] = total[c] / wn
+        if not is_leaf:
+            s_start[top], s_end[top], s_depth[top], s_parent[top] = best_pos, end, depth + 1, node
+            s_left[top], s_imp[top], s_const[top] = 0, imp_r, n_total
+            top += 1
+            s_start[top], s_end[top], s_depth[top], s_parent[top] = start, best_pos, depth + 1, node
+            s_left[top], s_imp[top], s_const[top] = 1, imp_l, n_total
+            top += 1
+    return (left[:count].copy(), right[:count].copy(), feature[:count].copy(),
+            threshold[:count].copy(), value[:count].copy(), impurity[:count].copy(),
+            n_node[:count].copy(), w_node[:count].copy(), go_left[:count].copy())
+
+
+@njit(cache=True, nogil=True)
+def predict_sum(x: np.ndarray, roots: np.ndarray, left: np.ndarray, right: np.ndarray,
+                feature: np.ndarray, threshold: np.ndarray, value: np.ndarray
+                ) -> np.ndarray:  # pragma: no cover - compiled
+    """The trees' leaf values of each row of ``x`` (float32) added in tree order (the trees'
+    nodes concatenated, tree t's root at ``roots[t]``), as ``out += tree.predict(x)`` does
+    tree after tree: the same additions in the same order for every element."""
+    n = x.shape[0]
+    k = value.shape[1]
+    out = np.zeros((n, k), dtype=np.float64)
+    for i in range(n):
+        for t in range(len(roots)):
+            node = roots[t]
+            while left[node] != _LEAF:
+                if x[i, feature[node]] <= threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            for c in range(k):
+                out[i, c] += value[node, c]
+    return out

@@ -45,7 +45,7 @@ from capkit.attacks import _forest_kernel as _kernel
 
 try:  # private modules of scikit-learn: the shortcut is off when they move
     from sklearn.tree._classes import CRITERIA_CLF, CRITERIA_REG, DENSE_SPLITTERS
-    from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
+    from sklearn.tree._tree import NODE_DTYPE, DepthFirstTreeBuilder, Tree
 except ImportError:  # pragma: no cover - another scikit-learn layout
     Tree = None
 
@@ -70,53 +70,14 @@ def _covered(model: object) -> bool:
             and p["criterion"] in criteria and p["criterion"] != "poisson")
 
 
-class Grown:
-    """A tree grown by :func:`capkit.attacks._forest_kernel.grow`: scikit-learn's ``Tree``
-    arrays under their names (``value`` of shape (nodes, 1, classes))."""
-
-    def __init__(self, arrays: tuple) -> None:
-        (self.children_left, self.children_right, self.feature, self.threshold, value,
-         self.impurity, self.n_node_samples, self.weighted_n_node_samples,
-         self.missing_go_to_left) = arrays
-        self.value = value[:, None, :]
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        """``Tree.predict``: the value of each row's leaf, (rows, classes)."""
-        roots = np.zeros(1, dtype=np.int64)
-        return _kernel.predict_sum(np.ascontiguousarray(x, dtype=np.float32), roots,
-                                   self.children_left, self.children_right, self.feature,
-                                   self.threshold, self.value[:, 0, :])
-
-
 class Forest:
-    """The fitted trees of a random forest (``trees``: scikit-learn ``Tree`` objects, or
-    :class:`Grown` trees of a Gini classifier, in the forest's order), with ``classes_`` for a
-    classifier."""
+    """The fitted trees of a random forest (``trees``: scikit-learn ``Tree`` objects, in the
+    forest's order), with ``classes_`` for a classifier."""
 
     def __init__(self, trees: list, classes: np.ndarray | None, n_features: int) -> None:
         self.trees = trees
         self.classes_ = classes
         self.n_features_in_ = n_features
-        self._joined: tuple | None = None
-
-    def _sum_grown(self, x: np.ndarray) -> np.ndarray:
-        """The grown trees' leaf values added in tree order, in one compiled pass."""
-        if self._joined is None:
-            sizes = [len(t.children_left) for t in self.trees]
-            roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-
-            def joined(name: str, shift: bool) -> np.ndarray:
-                parts = [getattr(t, name) for t in self.trees]
-                if shift:
-                    parts = [np.where(a >= 0, a + r, a) for a, r in zip(parts, roots,
-                                                                         strict=True)]
-                return np.concatenate(parts)
-
-            self._joined = (roots, joined("children_left", True),
-                            joined("children_right", True), joined("feature", False),
-                            joined("threshold", False),
-                            np.concatenate([t.value[:, 0, :] for t in self.trees]))
-        return _kernel.predict_sum(np.ascontiguousarray(x), *self._joined)
 
     def _x(self, x: object) -> np.ndarray:
         x = np.asarray(x, dtype=np.float32)
@@ -130,12 +91,9 @@ class Forest:
         number of trees (``RandomForestClassifier.predict_proba``)."""
         x = self._x(x)
         k = len(self.classes_)
-        if self.trees and isinstance(self.trees[0], Grown):
-            out = self._sum_grown(x)[:, :k]
-        else:
-            out = np.zeros((x.shape[0], k), dtype=np.float64)
-            for tree in self.trees:
-                out += tree.predict(x)[:, :k]
+        out = np.zeros((x.shape[0], k), dtype=np.float64)
+        for tree in self.trees:
+            out += tree.predict(x)[:, :k]
         out /= len(self.trees)
         return out
 
@@ -152,15 +110,29 @@ class Forest:
         return out
 
 
+def _tree(n_features: int, n_classes: np.ndarray, grown: tuple) -> Tree:
+    """scikit-learn's ``Tree`` holding the arrays of :func:`capkit.attacks._forest_kernel.grow`
+    (set as unpickling sets them), so that it predicts by scikit-learn's own code."""
+    left, right, feature, threshold, value, impurity, n_node, w_node, go_left, depth = grown
+    arrays = (left, right, feature, threshold, impurity, n_node, w_node, go_left)
+    nodes = np.empty(len(value), dtype=NODE_DTYPE)
+    for name, column in zip(nodes.dtype.names, arrays, strict=True):
+        nodes[name] = column
+    tree = Tree(n_features, n_classes, 1)
+    tree.__setstate__({"max_depth": int(depth), "node_count": len(value), "nodes": nodes,
+                       "values": value[:, None, :]})
+    return tree
+
+
 def _ranked(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each value's rank among its feature's distinct values, (features, rows), and the
-    distinct values (as float64, increasing) one feature after another with their offsets."""
+    distinct values (float32, increasing) one feature after another with their offsets."""
     n, p = x.shape
-    ranks = np.empty((p, n), dtype=np.int64)
+    ranks = np.empty((p, n), dtype=np.int32)
     values, offsets = [], [0]
     for f in range(p):
         distinct, ranks[f] = np.unique(x[:, f], return_inverse=True)
-        values.append(distinct.astype(np.float64))
+        values.append(distinct)
         offsets.append(offsets[-1] + len(distinct))
     return ranks, np.concatenate(values), np.asarray(offsets, dtype=np.int64)
 
@@ -240,7 +212,7 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
         min_weight_leaf = p["min_weight_fraction_leaf"] * np.sum(weight)
         if grown:  # Splitter.init draws the seed of its own generator first
             state = np.array([splits.randint(0, _MAX_INT)], dtype=np.int64)
-            trees.append(Grown(_kernel.grow(
+            trees.append(_tree(n_features, n_classes, _kernel.grow(
                 x, ranks, values, offsets, codes, weight, state, len(classes), max_features,
                 min_samples_split, min_samples_leaf, min_weight_leaf, max_depth,
                 p["min_impurity_decrease"])))

@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["grow", "predict_sum"]
+__all__ = ["grow"]
 
-FEATURE_THRESHOLD = 1e-7
+FEATURE_THRESHOLD = np.float32(1e-7)  # a float32 constant in scikit-learn's code
 EPSILON = np.finfo(np.float64).eps
 _LEAF, _UNDEFINED = -1, -2
 
@@ -83,43 +83,46 @@ def _children(left: np.ndarray, total: np.ndarray, wl: float, wr: float
 
 
 @njit(cache=True, nogil=True)
-def _groups(f: int, start: int, end: int, samples: np.ndarray, ranks: np.ndarray,
-            y: np.ndarray, w: np.ndarray, n_classes: int, minr: int, maxr: int,
-            keys: np.ndarray, grank: np.ndarray, gcount: np.ndarray, gweight: np.ndarray
-            ) -> int:  # pragma: no cover - compiled
-    """The node's distinct values of feature ``f`` in increasing order (``grank``: their ranks)
-    with their number of samples and class weights; returns how many."""
+def _groups(f: int, start: int, end: int, rows: np.ndarray, n_values: int, n_classes: int,
+            keys: np.ndarray, hist_n: np.ndarray, hist_w: np.ndarray, grank: np.ndarray,
+            gcount: np.ndarray, gweight: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The node's distinct values of feature ``f`` in increasing order (``grank``: their ranks
+    among the feature's ``n_values`` values) with their number of samples and class weights;
+    returns how many. Counted by rank in ``hist_n`` / ``hist_w`` (left all zero again) when the
+    feature has few values for the node's samples, else from the sorted ranks. ``rows``: the
+    samples' ranks, class and weight (columns p and p + 1)."""
     m = end - start
-    span = maxr - minr + 1
-    if span <= 2 * m + 16:  # count by rank
-        for r in range(span):
-            gcount[r] = 0
-            for c in range(n_classes):
-                gweight[r * n_classes + c] = 0.0
+    cy = rows.shape[1] - 2
+    if n_values <= 2 * m + 16:
+        minr, maxr = n_values, -1
         for j in range(start, end):
-            i = samples[j]
-            r = ranks[f, i] - minr
-            gcount[r] += 1
-            gweight[r * n_classes + y[i]] += w[i]
+            r = rows[j, f]
+            hist_n[r] += 1
+            hist_w[r * n_classes + rows[j, cy]] += rows[j, cy + 1]
+            if r < minr:
+                minr = r
+            if r > maxr:
+                maxr = r
         g = 0
-        for r in range(span):
-            if gcount[r] > 0:
-                grank[g] = r + minr
-                gcount[g] = gcount[r]
+        for r in range(minr, maxr + 1):
+            if hist_n[r] > 0:
+                grank[g] = r
+                gcount[g] = hist_n[r]
+                hist_n[r] = 0
                 for c in range(n_classes):
-                    gweight[g * n_classes + c] = gweight[r * n_classes + c]
+                    gweight[g * n_classes + c] = hist_w[r * n_classes + c]
+                    hist_w[r * n_classes + c] = 0.0
                 g += 1
         return g
-    for j in range(m):  # sort the ranks
-        i = samples[start + j]
-        keys[j] = (ranks[f, i] << 32) | i
+    for j in range(m):
+        keys[j] = (np.int64(rows[start + j, f]) << 32) | (start + j)
     part = keys[:m]
     part.sort()
     g = -1
     last = -1
     for j in range(m):
         r = part[j] >> 32
-        i = part[j] & 0xFFFFFFFF
+        k = part[j] & 0xFFFFFFFF
         if r != last:
             g += 1
             last = r
@@ -128,7 +131,7 @@ def _groups(f: int, start: int, end: int, samples: np.ndarray, ranks: np.ndarray
             for c in range(n_classes):
                 gweight[g * n_classes + c] = 0.0
         gcount[g] += 1
-        gweight[g * n_classes + y[i]] += w[i]
+        gweight[g * n_classes + rows[k, cy]] += rows[k, cy + 1]
     return g + 1
 
 
@@ -138,12 +141,14 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
          min_samples_split: int, min_samples_leaf: int, min_weight_leaf: float, max_depth: int,
          min_impurity_decrease: float):  # pragma: no cover - compiled
     """One tree: ``x`` (n, p) float32, ``ranks`` (p, n) each value's rank among its feature's
-    distinct values ``values[offsets[f]:offsets[f + 1]]`` (float64, increasing), ``y`` class
+    distinct values ``values[offsets[f]:offsets[f + 1]]`` (float32, increasing), ``y`` class
     codes, ``w`` integer weights, ``state`` the splitter's generator (one int64). Returns
     scikit-learn's ``Tree`` arrays: children_left, children_right, feature, threshold, value
-    (nodes, classes), impurity, n_node_samples, weighted_n_node_samples, missing_go_to_left."""
+    (nodes, classes), impurity, n_node_samples, weighted_n_node_samples, missing_go_to_left,
+    and the depth of the deepest node."""
     n, p = x.shape
     C = n_classes
+    near = np.float32(FEATURE_THRESHOLD)
     samples = np.empty(n, dtype=np.int64)
     m = 0
     total_w = 0.0
@@ -162,40 +167,53 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
     n_node = np.empty(cap, dtype=np.int64)
     w_node = np.empty(cap, dtype=np.float64)
     go_left = np.zeros(cap, dtype=np.uint8)
+    rows = np.empty((m, p + 2), dtype=np.int32)  # the samples' ranks, class and weight,
+    for j in range(m):                           # moved with them by each partition
+        i = samples[j]
+        for f in range(p):
+            rows[j, f] = ranks[f, i]
+        rows[j, p] = y[i]
+        rows[j, p + 1] = np.int32(w[i])
+    row = np.empty(p + 2, dtype=np.int32)
     features = np.arange(p)
     constants = np.empty(p, dtype=np.int64)
     keys = np.empty(max(m, 1), dtype=np.int64)
-    size = 2 * m + 17
-    grank = np.empty(size, dtype=np.int64)
-    gcount = np.empty(size, dtype=np.int64)
-    gweight = np.empty(size * C, dtype=np.float64)
-    total = np.zeros(C)
+    most = 1
+    for f in range(p):
+        most = max(most, offsets[f + 1] - offsets[f])
+    hist_n = np.zeros(most, dtype=np.int64)
+    hist_w = np.zeros(most * C, dtype=np.float64)
+    grank = np.empty(most, dtype=np.int64)
+    gcount = np.empty(most, dtype=np.int64)
+    gweight = np.empty(most * C, dtype=np.float64)
     acc = np.zeros(C)
-    s_start = np.empty(cap, dtype=np.int64)
-    s_end = np.empty(cap, dtype=np.int64)
-    s_depth = np.empty(cap, dtype=np.int64)
-    s_parent = np.empty(cap, dtype=np.int64)
-    s_left = np.empty(cap, dtype=np.int64)
+    total = np.zeros(C)
+    # the stack: start, end, depth, parent, is_left, n_constant_features; impurity, the
+    # node's class weights (the last column: their sum)
+    s_int = np.empty((cap, 6), dtype=np.int64)
     s_imp = np.empty(cap, dtype=np.float64)
-    s_const = np.empty(cap, dtype=np.int64)
-    top = 0
-    s_start[0], s_end[0], s_depth[0], s_parent[0], s_left[0] = 0, m, 0, _UNDEFINED, 0
-    s_imp[0], s_const[0] = np.inf, 0
+    s_tot = np.zeros((cap, C + 1), dtype=np.float64)
+    s_int[0, 0], s_int[0, 1], s_int[0, 2], s_int[0, 3], s_int[0, 4], s_int[0, 5] = (
+        0, m, 0, _UNDEFINED, 0, 0)
+    s_imp[0] = np.inf
+    for j in range(m):  # Criterion.init adds the weights in sample order
+        i = samples[j]
+        s_tot[0, y[i]] += w[i]
+        s_tot[0, C] += w[i]
     top = 1
     count = 0
+    deepest = 0
     first = True
     while top > 0:
         top -= 1
-        start, end, depth = s_start[top], s_end[top], s_depth[top]
-        parent, is_left, imp, n_known = s_parent[top], s_left[top], s_imp[top], s_const[top]
-        n_samples = end - start
+        start, end, depth = s_int[top, 0], s_int[top, 1], s_int[top, 2]
+        parent, is_left, n_known = s_int[top, 3], s_int[top, 4], s_int[top, 5]
+        imp = s_imp[top]
         for c in range(C):
-            total[c] = 0.0
-        wn = 0.0
-        for j in range(start, end):
-            i = samples[j]
-            total[y[i]] += w[i]
-            wn += w[i]
+            total[c] = s_tot[top, c]
+        wn = s_tot[top, C]
+        n_samples = end - start
+        deepest = max(deepest, depth)
         is_leaf = (depth >= max_depth or n_samples < min_samples_split
                    or n_samples < 2 * min_samples_leaf or wn < 2 * min_weight_leaf)
         if first:
@@ -203,12 +221,12 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
             first = False
         is_leaf = is_leaf or imp <= EPSILON
         best_pos, best_feature, best_threshold, best_go_left = end, -1, 0.0, False
-        imp_l, imp_r, n_total = 0.0, 0.0, n_known
+        best_rank = -1
+        imp_l, imp_r, n_total, wl_best = 0.0, 0.0, n_known, 0.0
         if not is_leaf:  # node_split_best
             best_proxy = -np.inf
             f_i = p
             n_visited, n_found, n_drawn = 0, 0, 0
-            n_total = n_known
             while f_i > n_total and (n_visited < max_features
                                      or n_visited <= n_found + n_drawn):
                 n_visited += 1
@@ -219,23 +237,17 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
                     continue
                 f_j += n_found
                 f = features[f_j]
-                minr, maxr = n, -1
-                for j in range(start, end):
-                    r = ranks[f, samples[j]]
-                    if r < minr:
-                        minr = r
-                    if r > maxr:
-                        maxr = r
                 off = offsets[f]
-                if values[off + maxr] <= values[off + minr] + FEATURE_THRESHOLD:
+                groups = _groups(f, start, end, rows, offsets[f + 1] - off, C, keys, hist_n,
+                                 hist_w, grank, gcount, gweight)
+                low = values[off + grank[0]]
+                if values[off + grank[groups - 1]] <= np.float32(low + near):  # float32 sum
                     features[f_j], features[n_total] = features[n_total], features[f_j]
                     n_found += 1
                     n_total += 1
                     continue
                 f_i -= 1
                 features[f_i], features[f_j] = features[f_j], features[f_i]
-                groups = _groups(f, start, end, samples, ranks, y, w, C, minr, maxr, keys,
-                                 grank, gcount, gweight)
                 for c in range(C):
                     acc[c] = 0.0
                 n_l = 0
@@ -245,7 +257,7 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
                         v_prev = values[off + grank[g - 1]]
                         v = values[off + grank[g]]
                         n_r = n_samples - n_l
-                        if (v > v_prev + FEATURE_THRESHOLD and n_l >= min_samples_leaf
+                        if (v > np.float32(v_prev + near) and n_l >= min_samples_leaf
                                 and n_r >= min_samples_leaf):
                             wr = wn - wl
                             if not (wl < min_weight_leaf or wr < min_weight_leaf):
@@ -254,7 +266,8 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
                                 if proxy > best_proxy:
                                     best_proxy = proxy
                                     best_pos, best_feature = start + n_l, f
-                                    best_threshold = v_prev / 2.0 + v / 2.0
+                                    best_threshold = np.float64(v_prev) / 2.0 + np.float64(v) / 2.0
+                                    best_rank = grank[g - 1]
                                     best_go_left = n_l > n_r
                     n_l += gcount[g]
                     for c in range(C):
@@ -262,25 +275,25 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
                         acc[c] += wg
                         wl += wg
             improvement = 0.0
-            if best_pos < end:  # partition_samples_final, then the children's impurities
-                a, b = start, end
+            if best_pos < end:  # partition_samples_final, the left child's class weights
+                for c in range(C):
+                    acc[c] = 0.0
+                wl_best = 0.0
+                a, b = start, end  # x <= threshold: the rank at most the value below it
                 while a < b:
-                    if x[samples[a], best_feature] <= best_threshold:
+                    if rows[a, best_feature] <= best_rank:
+                        acc[rows[a, p]] += rows[a, p + 1]
+                        wl_best += rows[a, p + 1]
                         a += 1
                     else:
                         b -= 1
-                        samples[a], samples[b] = samples[b], samples[a]
-                for c in range(C):
-                    acc[c] = 0.0
-                wl = 0.0
-                for j in range(start, best_pos):
-                    i = samples[j]
-                    acc[y[i]] += w[i]
-                    wl += w[i]
-                wr = wn - wl
-                imp_l, imp_r = _children(acc, total, wl, wr)
+                        row[:] = rows[a]
+                        rows[a] = rows[b]
+                        rows[b] = row
+                imp_l, imp_r = _children(acc, total, wl_best, wn - wl_best)
+                wr = wn - wl_best
                 improvement = ((wn / total_w) * (imp - (wr / wn * imp_r)
-                                                 - (wl / wn * imp_l)))
+                                                 - (wl_best / wn * imp_l)))
             for k in range(n_known):
                 features[k] = constants[k]
             for k in range(n_known, n_known + n_found):
@@ -302,36 +315,15 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
             go_left[node] = 1 if best_go_left else 0
         for c in range(C):
             value[node, c] = total[c] / wn
-        if not is_leaf:
-            s_start[top], s_end[top], s_depth[top], s_parent[top] = best_pos, end, depth + 1, node
-            s_left[top], s_imp[top], s_const[top] = 0, imp_r, n_total
-            top += 1
-            s_start[top], s_end[top], s_depth[top], s_parent[top] = start, best_pos, depth + 1, node
-            s_left[top], s_imp[top], s_const[top] = 1, imp_l, n_total
-            top += 1
+        if not is_leaf:  # the right child, then the left (popped first)
+            for side, lo, hi, imp_side in ((0, best_pos, end, imp_r), (1, start, best_pos, imp_l)):
+                s_int[top, 0], s_int[top, 1], s_int[top, 2] = lo, hi, depth + 1
+                s_int[top, 3], s_int[top, 4], s_int[top, 5] = node, side, n_total
+                s_imp[top] = imp_side
+                for c in range(C):  # integer weights: total - left is the right's sum
+                    s_tot[top, c] = acc[c] if side else total[c] - acc[c]
+                s_tot[top, C] = wl_best if side else wn - wl_best
+                top += 1
     return (left[:count].copy(), right[:count].copy(), feature[:count].copy(),
             threshold[:count].copy(), value[:count].copy(), impurity[:count].copy(),
-            n_node[:count].copy(), w_node[:count].copy(), go_left[:count].copy())
-
-
-@njit(cache=True, nogil=True)
-def predict_sum(x: np.ndarray, roots: np.ndarray, left: np.ndarray, right: np.ndarray,
-                feature: np.ndarray, threshold: np.ndarray, value: np.ndarray
-                ) -> np.ndarray:  # pragma: no cover - compiled
-    """The trees' leaf values of each row of ``x`` (float32) added in tree order (the trees'
-    nodes concatenated, tree t's root at ``roots[t]``), as ``out += tree.predict(x)`` does
-    tree after tree: the same additions in the same order for every element."""
-    n = x.shape[0]
-    k = value.shape[1]
-    out = np.zeros((n, k), dtype=np.float64)
-    for i in range(n):
-        for t in range(len(roots)):
-            node = roots[t]
-            while left[node] != _LEAF:
-                if x[i, feature[node]] <= threshold[node]:
-                    node = left[node]
-                else:
-                    node = right[node]
-            for c in range(k):
-                out[i, c] += value[node, c]
-    return out
+            n_node[:count].copy(), w_node[:count].copy(), go_left[:count].copy(), deepest)

@@ -206,9 +206,10 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
         splits.seed(seed)
         if sample_weight is None:
             rows = draws.randint(0, n, n)
-        else:
-            rows = cdf.searchsorted(draws.random_sample(n), side="right")
-        weight = np.bincount(rows.astype(np.int32), minlength=n).astype(np.float64)
+            weight = np.bincount(rows.astype(np.int32), minlength=n).astype(np.float64)
+        else:  # the draws u with cdf[k - 1] <= u < cdf[k] pick row k (searchsorted "right"):
+            u = np.sort(draws.random_sample(n))  # count them, from the sorted draws
+            weight = np.diff(u.searchsorted(cdf, side="left"), prepend=0).astype(np.float64)
         min_weight_leaf = p["min_weight_fraction_leaf"] * np.sum(weight)
         if grown:  # Splitter.init draws the seed of its own generator first
             state = np.array([splits.randint(0, _MAX_INT)], dtype=np.int64)

@@ -113,11 +113,8 @@ class Forest:
 def _tree(n_features: int, n_classes: np.ndarray, grown: tuple) -> Tree:
     """scikit-learn's ``Tree`` holding the arrays of :func:`capkit.attacks._forest_kernel.grow`
     (set as unpickling sets them), so that it predicts by scikit-learn's own code."""
-    left, right, feature, threshold, value, impurity, n_node, w_node, go_left, depth = grown
-    arrays = (left, right, feature, threshold, impurity, n_node, w_node, go_left)
-    nodes = np.empty(len(value), dtype=NODE_DTYPE)
-    for name, column in zip(nodes.dtype.names, arrays, strict=True):
-        nodes[name] = column
+    raw, value, depth = grown
+    nodes = raw.view(NODE_DTYPE).reshape(-1)
     tree = Tree(n_features, n_classes, 1)
     tree.__setstate__({"max_depth": int(depth), "node_count": len(value), "nodes": nodes,
                        "values": value[:, None, :]})
@@ -125,13 +122,13 @@ def _tree(n_features: int, n_classes: np.ndarray, grown: tuple) -> Tree:
 
 
 def _ranked(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each value's rank among its feature's distinct values, (features, rows), and the
+    """Each value's rank among its feature's distinct values, (rows, features), and the
     distinct values (float32, increasing) one feature after another with their offsets."""
     n, p = x.shape
-    ranks = np.empty((p, n), dtype=np.int32)
+    ranks = np.empty((n, p), dtype=np.int32)
     values, offsets = [], [0]
     for f in range(p):
-        distinct, ranks[f] = np.unique(x[:, f], return_inverse=True)
+        distinct, ranks[:, f] = np.unique(x[:, f], return_inverse=True)
         values.append(distinct)
         offsets.append(offsets[-1] + len(distinct))
     return ranks, np.concatenate(values), np.asarray(offsets, dtype=np.int64)

@@ -35,8 +35,8 @@ from numba import njit
 
 __all__ = ["grow"]
 
-FEATURE_THRESHOLD = np.float32(1e-7)  # a float32 constant in scikit-learn's code
-EPSILON = np.finfo(np.float64).eps
+FEATURE_THRESHOLD = 1e-7  # a float32 constant in scikit-learn's code (rounded so below)
+EPSILON = float(np.finfo(np.float64).eps)
 _LEAF, _UNDEFINED = -1, -2
 
 
@@ -140,12 +140,12 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
          y: np.ndarray, w: np.ndarray, state: np.ndarray, n_classes: int, max_features: int,
          min_samples_split: int, min_samples_leaf: int, min_weight_leaf: float, max_depth: int,
          min_impurity_decrease: float):  # pragma: no cover - compiled
-    """One tree: ``x`` (n, p) float32, ``ranks`` (p, n) each value's rank among its feature's
+    """One tree: ``x`` (n, p) float32, ``ranks`` (n, p) each value's rank among its feature's
     distinct values ``values[offsets[f]:offsets[f + 1]]`` (float32, increasing), ``y`` class
-    codes, ``w`` integer weights, ``state`` the splitter's generator (one int64). Returns
-    scikit-learn's ``Tree`` arrays: children_left, children_right, feature, threshold, value
-    (nodes, classes), impurity, n_node_samples, weighted_n_node_samples, missing_go_to_left,
-    and the depth of the deepest node."""
+    codes, ``w`` integer weights, ``state`` the splitter's generator (one int64). Returns the
+    nodes as the bytes of scikit-learn's ``NODE_DTYPE`` records (nodes, 8) int64 (children,
+    feature, threshold, impurity, n_node_samples, weighted_n_node_samples,
+    missing_go_to_left), the values (nodes, classes) and the depth of the deepest node."""
     n, p = x.shape
     C = n_classes
     near = np.float32(FEATURE_THRESHOLD)
@@ -170,8 +170,7 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
     rows = np.empty((m, p + 2), dtype=np.int32)  # the samples' ranks, class and weight,
     for j in range(m):                           # moved with them by each partition
         i = samples[j]
-        for f in range(p):
-            rows[j, f] = ranks[f, i]
+        rows[j, :p] = ranks[i]
         rows[j, p] = y[i]
         rows[j, p + 1] = np.int32(w[i])
     row = np.empty(p + 2, dtype=np.int32)
@@ -324,6 +323,10 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
                     s_tot[top, c] = acc[c] if side else total[c] - acc[c]
                 s_tot[top, C] = wl_best if side else wn - wl_best
                 top += 1
-    return (left[:count].copy(), right[:count].copy(), feature[:count].copy(),
-            threshold[:count].copy(), value[:count].copy(), impurity[:count].copy(),
-            n_node[:count].copy(), w_node[:count].copy(), go_left[:count].copy(), deepest)
+    out = np.zeros((count, 8), dtype=np.int64)  # the rows of scikit-learn's NODE_DTYPE
+    real = out.view(np.float64)
+    for k in range(count):
+        out[k, 0], out[k, 1], out[k, 2] = left[k], right[k], feature[k]
+        real[k, 3], real[k, 4] = threshold[k], impurity[k]
+        out[k, 5], real[k, 6], out[k, 7] = n_node[k], w_node[k], go_left[k]
+    return out, value[:count].copy(), deepest

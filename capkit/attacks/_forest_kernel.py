@@ -83,6 +83,31 @@ def _children(left: np.ndarray, total: np.ndarray, wl: float, wr: float
 
 
 @njit(cache=True, nogil=True)
+def _heapsort(a: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Sort ``a`` in place (a heap sort: little code to compile; the keys are distinct)."""
+    n = len(a)
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(a, start, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
+@njit(cache=True, nogil=True)
+def _sift(a: np.ndarray, root: int, n: int) -> None:  # pragma: no cover - compiled
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and a[child + 1] > a[child]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+@njit(cache=True, nogil=True)
 def _groups(f: int, start: int, end: int, rows: np.ndarray, n_values: int, n_classes: int,
             keys: np.ndarray, hist_n: np.ndarray, hist_w: np.ndarray, grank: np.ndarray,
             gcount: np.ndarray, gweight: np.ndarray) -> int:  # pragma: no cover - compiled
@@ -117,7 +142,7 @@ def _groups(f: int, start: int, end: int, rows: np.ndarray, n_values: int, n_cla
     for j in range(m):
         keys[j] = (np.int64(rows[start + j, f]) << 32) | (start + j)
     part = keys[:m]
-    part.sort()
+    _heapsort(part)
     g = -1
     last = -1
     for j in range(m):
@@ -315,10 +340,12 @@ def grow(x: np.ndarray, ranks: np.ndarray, values: np.ndarray, offsets: np.ndarr
         for c in range(C):
             value[node, c] = total[c] / wn
         if not is_leaf:  # the right child, then the left (popped first)
-            for side, lo, hi, imp_side in ((0, best_pos, end, imp_r), (1, start, best_pos, imp_l)):
-                s_int[top, 0], s_int[top, 1], s_int[top, 2] = lo, hi, depth + 1
-                s_int[top, 3], s_int[top, 4], s_int[top, 5] = node, side, n_total
-                s_imp[top] = imp_side
+            for side in range(2):  # the right child (side 0), then the left, popped first
+                s_int[top, 0] = best_pos if side == 0 else start
+                s_int[top, 1] = end if side == 0 else best_pos
+                s_int[top, 2], s_int[top, 3], s_int[top, 4] = depth + 1, node, side
+                s_int[top, 5] = n_total
+                s_imp[top] = imp_r if side == 0 else imp_l
                 for c in range(C):  # integer weights: total - left is the right's sum
                     s_tot[top, c] = acc[c] if side else total[c] - acc[c]
                 s_tot[top, C] = wl_best if side else wn - wl_best

@@ -20,6 +20,13 @@ Building a ``RandomState`` costs more than growing a small tree; two generators 
 tree are in the same states, and the weighted bootstrap is ``choice``'s own computation (uniform
 draws looked up in the cumulative shares) with its checks of the shares made once.
 
+A classifier with the Gini criterion (the attackers' forests) is grown by
+:func:`capkit.attacks._forest_kernel.grow`, scikit-learn's builder, splitter and criterion
+written out in one compiled function (the same draws, splits, values and node order; each
+feature's values ranked once per forest instead of sorted at every node), and handed to
+scikit-learn's ``Tree`` as unpickling does; other criteria and regressors go through
+scikit-learn's compiled builder.
+
 So the trees are scikit-learn's node for node, and :meth:`Forest.predict_proba` and
 :meth:`Forest.predict` add the trees' leaf values in tree order and divide by the number of
 trees, as ``predict_proba`` / ``predict`` do (``all_proba += proba`` under a lock, then

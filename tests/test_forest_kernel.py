@@ -58,6 +58,7 @@ def test_grown_trees_are_scikit_learns(case: int, monkeypatch: pytest.MonkeyPatc
     y = (rng.integers(0, classes, len(x)) + (x[:, 1] > np.median(x[:, 1]))) % classes * 3
     weight = rng.integers(1, 30, len(x)).astype(np.float64) if weighted else None
     model = RandomForestClassifier(n_estimators=30, random_state=case, **params)
+    monkeypatch.setattr(_forest, "GROW_WEIGHTED", True)  # weighted fits grown here too
     grown: list[int] = []
     real = _forest_kernel.grow
     monkeypatch.setattr(_forest_kernel, "grow", lambda *a: grown.append(1) or real(*a))
@@ -71,6 +72,23 @@ def test_grown_trees_are_scikit_learns(case: int, monkeypatch: pytest.MonkeyPatc
     query = np.vstack([x[:100], rng.permuted(x[:100], axis=0)])
     np.testing.assert_array_equal(forest.predict_proba(query), model.predict_proba(query))
     np.testing.assert_array_equal(forest.predict(query), model.predict(query))
+
+
+def test_weighted_fits_are_left_to_scikit_learns_builder_by_default(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4)
+    x = _features(rng, 200, "onehot")
+    y = rng.integers(0, 3, 200)
+    w = rng.integers(1, 9, 200).astype(np.float64)
+    grown: list[int] = []
+    real = _forest_kernel.grow
+    monkeypatch.setattr(_forest_kernel, "grow", lambda *a: grown.append(1) or real(*a))
+    model = RandomForestClassifier(n_estimators=4, random_state=0)
+    np.testing.assert_array_equal(_forest.fit(model, x, y, w).predict_proba(x),
+                                  model.fit(x, y, sample_weight=w).predict_proba(x))
+    assert not grown
+    _forest.fit(model, x, y)
+    assert len(grown) == 4
 
 
 def test_entropy_and_regression_are_left_to_scikit_learns_builder(

@@ -74,3 +74,22 @@ def test_unique_codes_at_the_ends_of_the_integer_types():
         assert got_values.dtype == values.dtype and np.array_equal(got_values, values)
         assert np.array_equal(got_inverse, inverse.reshape(-1))
     _check(np.array([[2**64 - 1, 1], [2**63, 1], [2**64 - 1, 1]], dtype=np.uint64))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([np.int64, np.uint64]).flatmap(lambda dtype: st.tuples(
+    st.just(dtype), st.integers(0, 2**63 - 1), st.integers(0, 2**63 - 1),
+    hnp.arrays(np.bool_, st.integers(1, 40)))))
+def test_unique_codes_of_two_values_far_apart(case):
+    """Two values too far apart for a table (a one-hot column of floats seen as integers):
+    np.unique's values and inverse, whichever value is the smaller and when only one occurs."""
+    dtype, a, b, pick = case
+    if dtype is np.int64:
+        a, b = a - 2**62, b - 2**62
+    column = np.where(pick, a, b).astype(dtype)
+    values, inverse = np.unique(column, return_inverse=True)
+    got_values, got_inverse = unique_codes(column)
+    assert got_values.dtype == values.dtype and np.array_equal(got_values, values)
+    assert np.array_equal(got_inverse, inverse.reshape(-1))
+    onehot = np.ascontiguousarray(np.where(pick, 1.0, 0.0) * 4096.0).view(np.int64)
+    _check(np.column_stack([onehot, onehot[::-1], np.zeros_like(onehot)]))

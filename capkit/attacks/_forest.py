@@ -20,6 +20,14 @@ Building a ``RandomState`` costs more than growing a small tree; two generators 
 tree are in the same states, and the weighted bootstrap is ``choice``'s own computation (uniform
 draws looked up in the cumulative shares) with its checks of the shares made once.
 
+A classifier with the Gini criterion fitted on records (no sample weights: RAPID's and the
+"ranger" attacker's forests) is grown by
+:func:`capkit.attacks._forest_kernel.grow`, scikit-learn's builder, splitter and criterion
+written out in one compiled function (the same draws, splits, values and node order; each
+feature's values ranked once per forest instead of sorted at every node), and handed to
+scikit-learn's ``Tree`` as unpickling does; weighted fits (:data:`GROW_WEIGHTED`), other
+criteria and regressors go through scikit-learn's compiled builder.
+
 So the trees are scikit-learn's node for node, and :meth:`Forest.predict_proba` and
 :meth:`Forest.predict` add the trees' leaf values in tree order and divide by the number of
 trees, as ``predict_proba`` / ``predict`` do (``all_proba += proba`` under a lock, then
@@ -41,15 +49,19 @@ from scipy.sparse import issparse
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.utils import check_random_state
 
+from capkit.attacks import _forest_kernel as _kernel
+
 try:  # private modules of scikit-learn: the shortcut is off when they move
     from sklearn.tree._classes import CRITERIA_CLF, CRITERIA_REG, DENSE_SPLITTERS
-    from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
+    from sklearn.tree._tree import NODE_DTYPE, DepthFirstTreeBuilder, Tree
 except ImportError:  # pragma: no cover - another scikit-learn layout
     Tree = None
 
 #: scikit-learn versions (major.minor) whose forest fitting :func:`fit` repeats.
 VERIFIED = ("1.9",)
 _MAX_INT = np.iinfo(np.int32).max
+#: Whether forests fitted with sample weights are grown by the compiled grower too.
+GROW_WEIGHTED = False
 
 
 def _version_ok() -> bool:
@@ -108,6 +120,30 @@ class Forest:
         return out
 
 
+def _tree(n_features: int, n_classes: np.ndarray, grown: tuple) -> Tree:
+    """scikit-learn's ``Tree`` holding the arrays of :func:`capkit.attacks._forest_kernel.grow`
+    (set as unpickling sets them), so that it predicts by scikit-learn's own code."""
+    raw, value, depth = grown
+    nodes = raw.view(NODE_DTYPE).reshape(-1)
+    tree = Tree(n_features, n_classes, 1)
+    tree.__setstate__({"max_depth": int(depth), "node_count": len(value), "nodes": nodes,
+                       "values": value[:, None, :]})
+    return tree
+
+
+def _ranked(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each value's rank among its feature's distinct values, (rows, features), and the
+    distinct values (float32, increasing) one feature after another with their offsets."""
+    n, p = x.shape
+    ranks = np.empty((n, p), dtype=np.int32)
+    values, offsets = [], [0]
+    for f in range(p):
+        distinct, ranks[:, f] = np.unique(x[:, f], return_inverse=True)
+        values.append(distinct)
+        offsets.append(offsets[-1] + len(distinct))
+    return ranks, np.concatenate(values), np.asarray(offsets, dtype=np.int64)
+
+
 def _max_features(value: object, n_features: int) -> int:
     if isinstance(value, str):
         return max(1, int(np.sqrt(n_features) if value == "sqrt" else np.log2(n_features)))
@@ -126,7 +162,7 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
     if not _version_ok() or not _covered(model) or issparse(x):
         return None
     p = model.get_params()
-    x = np.asarray(x, dtype=np.float32)
+    x = np.ascontiguousarray(x, dtype=np.float32)
     if x.ndim != 2 or not np.isfinite(x).all():
         return None  # scikit-learn's own checks and its missing-value splits
     n, n_features = x.shape
@@ -163,6 +199,13 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
     max_depth = _MAX_INT if p["max_depth"] is None else p["max_depth"]
     max_features = _max_features(p["max_features"], n_features)
     random_state = check_random_state(p["random_state"])
+    # the compiled grower (_forest_kernel) for forests on records (unweighted); on weighted
+    # cells of one-hot keys scikit-learn's builder was as fast or faster (measured), and the
+    # trees are the same either way
+    grown = classifier and p["criterion"] == "gini" and (sample_weight is None or GROW_WEIGHTED)
+    if grown:
+        ranks, values, offsets = _ranked(x)
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
     # RandomState(seed) for the bootstrap and another for the splitter, as scikit-learn makes
     # them; re-seeding two generators gives the same states without building new ones
     draws, splits = np.random.RandomState(0), np.random.RandomState(0)
@@ -173,10 +216,18 @@ def fit(model: object, x: object, y: object, sample_weight: object = None) -> Fo
         splits.seed(seed)
         if sample_weight is None:
             rows = draws.randint(0, n, n)
-        else:
-            rows = cdf.searchsorted(draws.random_sample(n), side="right")
-        weight = np.bincount(rows.astype(np.int32), minlength=n).astype(np.float64)
+            weight = np.bincount(rows.astype(np.int32), minlength=n).astype(np.float64)
+        else:  # the draws u with cdf[k - 1] <= u < cdf[k] pick row k (searchsorted "right"):
+            u = np.sort(draws.random_sample(n))  # count them, from the sorted draws
+            weight = np.diff(u.searchsorted(cdf, side="left"), prepend=0).astype(np.float64)
         min_weight_leaf = p["min_weight_fraction_leaf"] * np.sum(weight)
+        if grown:  # Splitter.init draws the seed of its own generator first
+            state = np.array([splits.randint(0, _MAX_INT)], dtype=np.int64)
+            trees.append(_tree(n_features, n_classes, _kernel.grow(
+                x, ranks, values, offsets, codes, weight, state, len(classes), max_features,
+                min_samples_split, min_samples_leaf, min_weight_leaf, max_depth,
+                p["min_impurity_decrease"])))
+            continue
         criterion = (CRITERIA_CLF[p["criterion"]](1, n_classes) if classifier
                      else CRITERIA_REG[p["criterion"]](1, n))
         splitter = DENSE_SPLITTERS["best"](criterion, max_features, min_samples_leaf,

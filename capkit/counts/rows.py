@@ -40,6 +40,9 @@ def unique_codes(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 return np.arange(high - low + 1).astype(column.dtype) + base, shifted
             remap = np.cumsum(present) - 1
             return np.flatnonzero(present).astype(column.dtype) + base, remap[shifted]
+        top = column == column.dtype.type(high)  # two values far apart (a one-hot column's
+        if np.all(top | (column == column.dtype.type(low))):  # floats seen as integers)
+            return np.array([low, high], dtype=column.dtype), top.astype(np.int64)
     values, inverse = np.unique(column, return_inverse=True)
     return values, inverse.reshape(-1).astype(np.int64, copy=False)
 

@@ -42,3 +42,26 @@ def drawn_search(rng: np.random.Generator, *, rows: int, cat_columns: tuple[int,
     if with_k:
         case["k"] = int(rng.integers(1, 4))
     return case
+
+
+def every_pair(x: np.ndarray, y: np.ndarray, metric: str = "squared") -> np.ndarray:
+    """Record by record: each query's distance to every target, squared Euclidean or L1, the
+    columns added in order (as the searches add them)."""
+    d = np.zeros((len(x), len(y)))
+    for c in range(x.shape[1]):
+        diff = x[:, None, c] - y[None, :, c]
+        d += diff * diff if metric == "squared" else np.abs(diff)
+    return d
+
+
+def share_among_nearest(d: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
+    """Record by record: the share of ``first`` among each row's k nearest, ties at the k-th
+    distance split in proportion."""
+    out = []
+    for row in d:
+        kth = np.sort(row)[k - 1]
+        less, tied = row < kth, row == kth
+        value = float(np.sum(less & first))
+        value += (k - int(less.sum())) * int(np.sum(tied & first)) / int(tied.sum())
+        out.append(value / k)
+    return np.array(out)

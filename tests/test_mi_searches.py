@@ -7,20 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from search_cases import every_pair, share_among_nearest
 
 from capkit.distance import radius, squared
-
-
-def _every_pair_share(d: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
-    """Record-by-record reference: the share of ``first`` among the k nearest, ties split."""
-    out = []
-    for row in d:
-        kth = np.sort(row)[k - 1]
-        less, tied = row < kth, row == kth
-        value = float(np.sum(less & first))
-        value += (k - int(less.sum())) * int(np.sum(tied & first)) / int(tied.sum())
-        out.append(value / k)
-    return np.array(out)
 
 
 def _case(rng: np.random.Generator, n: int, m: int, p: int) -> tuple[np.ndarray, np.ndarray]:
@@ -48,18 +37,12 @@ def test_knn_share_in_balls_equals_every_pair(monkeypatch, seed: int) -> None:
         k = int(rng.integers(1, min(25, m) + 1))
         x, y = _case(rng, n, m, p)
         first = rng.random(m) < 0.4
-        diff2 = (x[:, None, :] - y[None, :, :]) ** 2
-        d_sq = np.zeros((n, m))
-        for c in range(p):  # column order, as the blocks add them
-            d_sq += diff2[:, :, c]
-        d_l1 = np.zeros((n, m))
-        for c in range(p):
-            d_l1 += np.abs(x[:, None, c] - y[None, :, c])
+        d_sq, d_l1 = every_pair(x, y), every_pair(x, y, "l1")
         np.testing.assert_array_equal(
             squared.knn_share_in_balls(x, y, first, k, "squared"),
-            _every_pair_share(d_sq, first, k))
+            share_among_nearest(d_sq, first, k))
         np.testing.assert_array_equal(squared.knn_share_in_balls(x, y, first, k, "l1"),
-                                      _every_pair_share(d_l1, first, k))
+                                      share_among_nearest(d_l1, first, k))
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from search_cases import every_pair
 
 from capkit.distance import squared
 
@@ -28,14 +29,6 @@ def _case(rng: np.random.Generator, n: int, m: int, p: int) -> tuple[np.ndarray,
     return x, y
 
 
-def _every_pair(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    d = np.zeros((len(x), len(y)))
-    for c in range(x.shape[1]):  # column order, as the searches add them
-        diff = x[:, None, c] - y[None, :, c]
-        d += diff * diff
-    return d
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_ordered_searches_equal_every_pair_and_the_given_order(monkeypatch, seed: int) -> None:
     rng = np.random.default_rng(300 + seed)
@@ -46,7 +39,7 @@ def test_ordered_searches_equal_every_pair_and_the_given_order(monkeypatch, seed
         x, y = _case(rng, n, m, p)
         first = rng.random(m) < 0.4
         k = int(rng.integers(1, 8))
-        d = _every_pair(x, y)
+        d = every_pair(x, y)
         nearest = d.min(axis=1)
         radius = float(np.median(nearest))
         results = {}
@@ -89,5 +82,5 @@ def test_the_two_nearest_shortcut_is_taken_and_guarded(monkeypatch) -> None:
 
     monkeypatch.setattr(squared, "tree_balls", count)
     got = squared._tree_min(x, y)
-    np.testing.assert_array_equal(got, _every_pair(x, y).min(axis=1))
+    np.testing.assert_array_equal(got, every_pair(x, y).min(axis=1))
     assert 0 < sum(calls) < len(x)  # some balls, not one per query

@@ -11,35 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.spatial import cKDTree
+from search_cases import every_pair, share_among_nearest
 
 from capkit.distance import squared
-
-
-def _every_pair(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    d = np.zeros((len(x), len(y)))
-    for c in range(x.shape[1]):  # column order, as the searches add them
-        diff = x[:, None, c] - y[None, :, c]
-        d += diff * diff
-    return d
-
-
-def _every_l1(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    d = np.zeros((len(x), len(y)))
-    for c in range(x.shape[1]):
-        d += np.abs(x[:, None, c] - y[None, :, c])
-    return d
-
-
-def _share(d: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
-    """Record by record: share of ``first`` among the k nearest, ties at the k-th split."""
-    out = []
-    for row in d:
-        kth = np.sort(row)[k - 1]
-        less, tied = row < kth, row == kth
-        value = float(np.sum(less & first))
-        value += (k - int(less.sum())) * int(np.sum(tied & first)) / int(tied.sum())
-        out.append(value / k)
-    return np.array(out)
 
 
 def _lattice(rng: np.random.Generator, n: int, m: int, p: int
@@ -87,7 +61,7 @@ def test_ties_and_duplicates_equal_every_pair_and_the_median_tree(monkeypatch, s
         x, y = _lattice(rng, n, m, p)
         first = rng.random(m) < 0.4
         k = int(rng.integers(1, 9))
-        d = _every_pair(x, y)
+        d = every_pair(x, y)
         nearest = d.min(axis=1)
         radius = float(np.median(nearest))
         tied = (d == nearest[:, None]).sum(axis=1)
@@ -104,8 +78,9 @@ def test_ties_and_duplicates_equal_every_pair_and_the_median_tree(monkeypatch, s
                 for counts in got[1:4]:
                     np.testing.assert_array_equal(counts, want)
                 # the shares: the reference's integer counts and float operations
-                np.testing.assert_array_equal(got[4], _share(d, first, k))
-                np.testing.assert_array_equal(got[5], _share(_every_l1(x, y), first, k))
+                np.testing.assert_array_equal(got[4], share_among_nearest(d, first, k))
+                l1 = every_pair(x, y, "l1")
+                np.testing.assert_array_equal(got[5], share_among_nearest(l1, first, k))
                 results.append([a.tobytes() for a in got])
         assert all(r == results[0] for r in results)
 

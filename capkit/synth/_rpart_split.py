@@ -268,6 +268,21 @@ def gini_cat(k, xt, yt, nclass, C, aprior, edge, left, right, ccnt, awt, countn,
 
 
 @njit(cache=True)
+def _move_level(C, c, tsplit, countn, ccnt, left, right):
+    """One step of rpart's ``graycode``: level ``c`` goes to the other side (``tsplit``), its
+    class counts leave one side's ``right`` / ``left`` sums for the other's; returns the number
+    of records that moved to the left (negative when they moved to the right)."""
+    d = tsplit[c]
+    tsplit[c] = -d
+    sign = float(d)
+    for j in range(C):
+        v = sign * ccnt[j, c]
+        right[j] -= v
+        left[j] += v
+    return countn[c] * d
+
+
+@njit(cache=True)
 def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, rate, present,
                     tsplit, gray, csplit, total, rwt):
     """:func:`gini_cat` from its sums: per level the summed priors ``awt``, the records
@@ -324,15 +339,9 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
                         a = seq[level, parity, i]
                         rwt -= a
                         lwt += a
-                    tsplit[c] = -d
-                    n = countn[c] * d
+                    n = _move_level(C, c, tsplit, countn, ccnt, left, right)
                     rtot -= n
                     ltot += n
-                    sign = float(d)
-                    for j in range(C):
-                        v = sign * ccnt[j, c]
-                        right[j] -= v
-                        left[j] += v
                     s += size - 2  # the last step of the block
                     skipped = True
                     break
@@ -350,19 +359,12 @@ def gini_cat_search(k, nclass, C, aprior, edge, left, right, ccnt, awt, countn, 
             c = gray[z]
         # to the other side: x - a and x + (-a) are the same number, so one update serves
         # both directions
-        d = tsplit[c]
-        tsplit[c] = -d
-        a = awt[c] if d == RIGHT else -awt[c]
+        a = awt[c] if tsplit[c] == RIGHT else -awt[c]
         rwt -= a
         lwt += a
-        n = countn[c] * d
+        n = _move_level(C, c, tsplit, countn, ccnt, left, right)
         rtot -= n
         ltot += n
-        sign = float(d)
-        for j in range(C):
-            v = sign * ccnt[j, c]
-            right[j] -= v
-            left[j] += v
         if ltot >= edge and rtot >= edge and not (
                 C > 2 and _surely_not_below(C, aprior, left, right, lwt, rwt, best)):
             t, lmean, rmean = _impurity_sum(C, aprior, left, right, lwt, rwt)

@@ -68,6 +68,18 @@ class _Net:
         return coefs, intercepts
 
 
+def out_of_patience(no_improvement: int, n_no_change: int, n_iter: int, max_iter: int) -> bool:
+    """scikit-learn's stochastic solvers' stop rule after an epoch (``BaseMultilayerPerceptron.
+    _fit_stochastic``): stop once ``n_no_change`` epochs in a row did not improve; otherwise,
+    at the last allowed epoch, warn that the optimisation has not converged."""
+    if no_improvement > n_no_change:
+        return True
+    if n_iter == max_iter:
+        warnings.warn(f"Stochastic Optimizer: Maximum iterations ({max_iter}) reached and "
+                      "the optimization hasn't converged yet.", ConvergenceWarning, stacklevel=3)
+    return False
+
+
 def _forward(x: np.ndarray, coefs: list[np.ndarray], intercepts: list[np.ndarray]
              ) -> list[np.ndarray]:
     """Every layer's activations (``_forward_pass``): ReLU hidden, logistic output."""
@@ -228,12 +240,8 @@ def mlp_probability(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray
         if score > best_score:
             best_score = score
             best = net.flat.copy()
-        if no_improvement > N_ITER_NO_CHANGE:
+        if out_of_patience(no_improvement, N_ITER_NO_CHANGE, n_iter, max_iter):
             break
-        if n_iter == max_iter:
-            warnings.warn(f"Stochastic Optimizer: Maximum iterations ({max_iter}) reached and "
-                          "the optimization hasn't converged yet.", ConvergenceWarning,
-                          stacklevel=2)
     coefs, intercepts = net.views(best)
     if not np.isfinite(best).all():
         raise ValueError("Solver produced non-finite parameter weights. The input data may "

@@ -23,19 +23,25 @@ Kingma & Ba, "Adam: a method for stochastic optimization", ICLR 2015; scikit-lea
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import sklearn
 from numba import njit
 from scipy.sparse import issparse
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPRegressor
 from sklearn.utils import check_random_state, gen_batches
 
 from capkit.attacks import _mlp_kernel as _k
-from capkit.attacks._mlp import _Adam, _Buffers, _Net, backward_batch, forward_batch, glorot_net
+from capkit.attacks._mlp import (
+    _Adam,
+    _Buffers,
+    _Net,
+    backward_batch,
+    forward_batch,
+    glorot_net,
+    out_of_patience,
+)
 
 __all__ = ["FittedMLP", "covered", "fit"]
 
@@ -172,12 +178,8 @@ def fit(model: MLPRegressor, x_train: np.ndarray, y_train: np.ndarray,
         no_improvement = no_improvement + 1 if curve[-1] > best_loss - tol else 0
         if curve[-1] < best_loss:
             best_loss = curve[-1]
-        if no_improvement > n_no_change:
+        if out_of_patience(no_improvement, n_no_change, n_iter, max_iter):
             break
-        if n_iter == max_iter:
-            warnings.warn(f"Stochastic Optimizer: Maximum iterations ({max_iter}) reached and "
-                          "the optimization hasn't converged yet.", ConvergenceWarning,
-                          stacklevel=2)
     if not np.isfinite(net.flat).all():
         raise ValueError("Solver produced non-finite parameter weights. The input data may "
                          "contain large values and need to be preprocessed.")

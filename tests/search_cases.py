@@ -65,3 +65,21 @@ def share_among_nearest(d: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
         value += (k - int(less.sum())) * int(np.sum(tied & first)) / int(tied.sum())
         out.append(value / k)
     return np.array(out)
+
+
+def rounded_pair(rng: np.random.Generator, n: int, m: int, p: int, *,
+                 grids: tuple[float, ...], duplicated: float) -> tuple[np.ndarray, np.ndarray]:
+    """Queries ``x`` (n x p) and targets ``y`` (m x p) rounded to a drawn grid from ``grids``, so
+    distances tie: sometimes copies of queries among the targets (distance 0), duplicated
+    targets (probability ``duplicated``), one column scaled to dominate (as fnlwgt on Adult)."""
+    grid = float(rng.choice(list(grids)))
+    x = np.round(rng.normal(size=(n, p)) * grid) / grid
+    y = np.round(rng.normal(size=(m, p)) * grid) / grid
+    if rng.random() < 0.5:  # copies of queries among the targets: distance 0, ties
+        y[: m // 3] = x[rng.integers(0, n, m // 3)]
+    if rng.random() < duplicated:  # duplicated targets: two nearest at one distance
+        y[m // 2:] = y[: m - m // 2]
+    if rng.random() < 0.3:  # one column dominates (as fnlwgt on Adult's raw columns)
+        x[:, 0] *= 1e5
+        y[:, 0] *= 1e5
+    return x, y

@@ -7,23 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from search_cases import every_pair, share_among_nearest
+from search_cases import every_pair, rounded_pair, share_among_nearest
 
 from capkit.distance import radius, squared
 
 
 def _case(rng: np.random.Generator, n: int, m: int, p: int) -> tuple[np.ndarray, np.ndarray]:
-    grid = float(rng.choice([2.0, 4.0, 8.0, 1024.0]))
-    x = np.round(rng.normal(size=(n, p)) * grid) / grid
-    y = np.round(rng.normal(size=(m, p)) * grid) / grid
-    if rng.random() < 0.5:  # copies of queries among the targets: distance 0, ties
-        y[: m // 3] = x[rng.integers(0, n, m // 3)]
-    if rng.random() < 0.3:  # duplicated targets
-        y[m // 2:] = y[: m - m // 2]
-    if rng.random() < 0.3:  # one column dominates (as fnlwgt on Adult's raw columns)
-        x[:, 0] *= 1e5
-        y[:, 0] *= 1e5
-    return x, y
+    return rounded_pair(rng, n, m, p, grids=(2.0, 4.0, 8.0, 1024.0), duplicated=0.3)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -238,15 +238,20 @@ def test_nn_members_rows_do_not_depend_on_the_holdout(tied: bool) -> None:
     pd.testing.assert_frame_equal(members_rows[alone.columns], alone)
 
 
-@pytest.mark.parametrize("bad", ["no", 0, None, np.array([True])])
-def test_baseline_table_refuses_a_dummy_that_is_not_a_bool(bad: object) -> None:
+def _refuses(match: str, **options: object) -> None:
+    """baseline_table on two small drawn frames raises a CapkitError naming ``match``."""
     from capkit.errors import CapkitError
 
     rng = np.random.default_rng(5)
     members, synthetic = (frame(rng, n, (3, 4), False, 2, False) for n in (30, 30))
-    with pytest.raises(CapkitError, match="dummy"):
+    with pytest.raises(CapkitError, match=match):
         attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
-                               attackers=["cap"], dummy=bad, progress=False)
+                               progress=False, **options)
+
+
+@pytest.mark.parametrize("bad", ["no", 0, None, np.array([True])])
+def test_baseline_table_refuses_a_dummy_that_is_not_a_bool(bad: object) -> None:
+    _refuses("dummy", attackers=["cap"], dummy=bad)
 
 
 def _naive_row_orders(members, syntheses, pool, targets, orders, **options):
@@ -299,13 +304,5 @@ def test_baseline_table_row_orders_equal_one_call_per_reordering(case: int,
 
 @pytest.mark.parametrize("bad", [[], [-1], [1.5], [True], "12", 3])
 def test_baseline_table_refuses_bad_row_orders(bad: object) -> None:
-    from capkit.errors import CapkitError
-
-    rng = np.random.default_rng(5)
-    members, synthetic = (frame(rng, n, (3, 4), False, 2, False) for n in (30, 30))
-    with pytest.raises(CapkitError, match="row_orders"):
-        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
-                               attackers=["nn"], row_orders=bad, progress=False)
-    with pytest.raises(CapkitError, match="records"):
-        attacks.baseline_table(members, synthetic, ["k0", "k1"], "t", key_length=1,
-                               attackers=["nn"], row_orders=[1], records={}, progress=False)
+    _refuses("row_orders", attackers=["nn"], row_orders=bad)
+    _refuses("records", attackers=["nn"], row_orders=[1], records={})
